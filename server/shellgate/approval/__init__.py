@@ -1,0 +1,1 @@
+"""approval stage."""

@@ -1,0 +1,54 @@
+"""The `shellgate` command: a thin dispatcher.
+
+Each subcommand lives in its own module, imported only when it runs, so that the hot path
+(`shellgate check`) pays for nothing it does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("shellgate.cli.check", "what Codex's `execpolicy check` says of a command"),
+    "explain": ("shellgate.cli.explain", "the whole decision chain for a command, explained"),
+    "lint": ("shellgate.cli.lint", "diagnostics for .rules files (text, json, sarif)"),
+    "run": ("shellgate.cli.run", "run a command through rules, approval and the sandbox"),
+    "serve": ("shellgate.cli.serve", "the language server over stdio"),
+    "agent": ("shellgate.cli.agent", "a model-driven agent whose commands pass the chain"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: shellgate <command> [options]", "", "commands:"]
+    for name, (_, text) in COMMANDS.items():
+        lines.append(f"  {name:<8} {text}")
+    lines.append("")
+    lines.append("`shellgate <command> --help` for a command's options.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        from shellgate import __version__
+
+        print(f"shellgate {__version__}")
+        return 0
+    entry = COMMANDS.get(args[0])
+    if entry is None:
+        print(f"shellgate: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    try:
+        module = importlib.import_module(entry[0])
+    except ModuleNotFoundError as exc:
+        if exc.name != entry[0]:
+            raise
+        print(f"shellgate: `{args[0]}` is not available in this build", file=sys.stderr)
+        return 2
+    result: int = module.main(args[1:])
+    return result
