@@ -1,0 +1,207 @@
+"""A loaded policy: prefix rules indexed by first token, host executables, network rules.
+
+Codex's `Policy` (execpolicy/src/policy.rs): exact first-token rules first; only when nothing
+matched and resolution is on, the basename rules gated by `host_executable`; then the injected
+fallback. The strictest decision wins; matches are reported in load order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from shellgate.rules.decision import Decision
+from shellgate.rules.rule import NetworkRule, PrefixRule
+
+Fallback = Callable[[Sequence[str]], Decision]
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixRuleMatch:
+    matched_prefix: tuple[str, ...]
+    decision: Decision
+    justification: str | None
+    resolved_program: str | None
+    rule: PrefixRule
+
+
+@dataclass(frozen=True, slots=True)
+class HeuristicsRuleMatch:
+    """No rule matched; `decision` is what the injected fallback said."""
+
+    command: tuple[str, ...]
+    decision: Decision
+
+
+RuleMatch = PrefixRuleMatch | HeuristicsRuleMatch
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    matched_rules: tuple[RuleMatch, ...]
+    decision: Decision | None
+
+    def is_match(self) -> bool:
+        return any(isinstance(m, PrefixRuleMatch) for m in self.matched_rules)
+
+
+class Policy:
+    """Mutable only through `add_prefix_rule` / `set_host_executable` (amendments, loading)."""
+
+    __slots__ = ("_by_first", "_host_executables", "network_rules", "rules")
+
+    def __init__(
+        self,
+        rules: Iterable[PrefixRule] = (),
+        network_rules: Iterable[NetworkRule] = (),
+        host_executables: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        self.rules: list[PrefixRule] = []
+        self.network_rules: list[NetworkRule] = list(network_rules)
+        self._by_first: dict[str, list[PrefixRule]] = {}
+        self._host_executables: dict[str, tuple[str, ...]] = {}
+        for rule in rules:
+            self.add_rule(rule)
+        for name, paths in (host_executables or {}).items():
+            self.set_host_executable(name, paths)
+
+    @property
+    def host_executables(self) -> Mapping[str, tuple[str, ...]]:
+        return self._host_executables
+
+    def add_rule(self, rule: PrefixRule) -> None:
+        self.rules.append(rule)
+        bucket = self._by_first.get(rule.first)
+        if bucket is None:
+            self._by_first[rule.first] = [rule]
+        else:
+            bucket.append(rule)
+
+    def add_prefix_rule(self, tokens: Sequence[str], decision: Decision) -> PrefixRule:
+        """Codex's `Policy::add_prefix_rule`: plain tokens, no alternatives, no justification."""
+        if not tokens:
+            raise ValueError("prefix rule requires at least one token")
+        rule = PrefixRule(tokens[0], tuple((t,) for t in tokens[1:]), decision)
+        self.add_rule(rule)
+        return rule
+
+    def set_host_executable(self, name: str, paths: Sequence[str]) -> None:
+        """A later definition replaces an earlier one; `[]` turns basename fallback off."""
+        self._host_executables[name] = tuple(paths)
+
+    def merge(self, other: Policy) -> Policy:
+        """A new policy: this one's rules, then `other`'s; `other`'s host lists win."""
+        merged = Policy(self.rules, self.network_rules, self._host_executables)
+        for rule in other.rules:
+            merged.add_rule(rule)
+        merged.network_rules.extend(other.network_rules)
+        for name, paths in other._host_executables.items():
+            merged.set_host_executable(name, paths)
+        return merged
+
+    def matches_for(
+        self, cmd: Sequence[str], *, resolve_host_executables: bool = False
+    ) -> list[PrefixRuleMatch]:
+        """Every prefix-rule match for `cmd`, in load order (no fallback)."""
+        if not cmd:
+            return []
+        first = cmd[0]
+        found: list[PrefixRuleMatch] = []
+        bucket = self._by_first.get(first)
+        if bucket is not None:
+            for rule in bucket:
+                if rule.matches_rest(cmd):
+                    found.append(
+                        PrefixRuleMatch(
+                            tuple(cmd[: 1 + len(rule.rest)]),
+                            rule.decision,
+                            rule.justification,
+                            None,
+                            rule,
+                        )
+                    )
+        if found or not resolve_host_executables:
+            return found
+        return self._host_matches(cmd)
+
+    def _host_matches(self, cmd: Sequence[str]) -> list[PrefixRuleMatch]:
+        program = absolute_program_path(cmd[0])
+        if program is None:
+            return []
+        basename = program.rsplit("/", 1)[-1]
+        if not basename:
+            return []
+        bucket = self._by_first.get(basename)
+        if bucket is None:
+            return []
+        allowed = self._host_executables.get(basename)
+        if allowed is not None and program not in allowed:
+            return []
+        found: list[PrefixRuleMatch] = []
+        for rule in bucket:
+            if rule.matches_rest(cmd):
+                prefix = (basename, *cmd[1 : 1 + len(rule.rest)])
+                found.append(
+                    PrefixRuleMatch(prefix, rule.decision, rule.justification, program, rule)
+                )
+        return found
+
+    def check(
+        self,
+        cmd: Sequence[str],
+        fallback: Fallback | None = None,
+        *,
+        resolve_host_executables: bool = False,
+    ) -> Evaluation:
+        return self.check_multiple(
+            (cmd,), fallback, resolve_host_executables=resolve_host_executables
+        )
+
+    def check_multiple(
+        self,
+        cmds: Iterable[Sequence[str]],
+        fallback: Fallback | None = None,
+        *,
+        resolve_host_executables: bool = False,
+    ) -> Evaluation:
+        matched: list[RuleMatch] = []
+        for cmd in cmds:
+            found = self.matches_for(cmd, resolve_host_executables=resolve_host_executables)
+            if found:
+                matched.extend(found)
+            elif fallback is not None:
+                matched.append(HeuristicsRuleMatch(tuple(cmd), fallback(cmd)))
+        return Evaluation(tuple(matched), Decision.strictest(m.decision for m in matched))
+
+
+def absolute_program_path(program: str) -> str | None:
+    """Codex's `AbsolutePathBuf::try_from` for a command's first token, lexically normalised:
+    relative paths join the process cwd, `~` expands to $HOME. None when it cannot resolve."""
+    if not program:
+        return None
+    if program == "~" or program.startswith("~/"):
+        home = os.environ.get("HOME")
+        if not home:
+            return None
+        program = home + program[1:]
+    elif not program.startswith("/"):
+        try:
+            program = os.path.join(os.getcwd(), program)
+        except OSError:
+            return None
+    return normalize_path(program)
+
+
+def normalize_path(path: str) -> str:
+    """Lexical normalisation of an absolute path: `//`, `.`, `..` and a trailing `/` go."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)
