@@ -370,3 +370,17 @@ def test_written_line_matches_in_real_codex(tmp_path: Path, token: str) -> None:
         "matchedRules": [{"prefixRuleMatch": {"matchedPrefix": ["x", token], "decision": "allow"}}],
         "decision": "allow",
     }
+
+
+def test_amend_errors_are_rules_errors(tmp_path: Path) -> None:
+    import pickle
+
+    from shellgate.rules.errors import RulesError
+
+    with pytest.raises(RulesError) as info:
+        append_allow_prefix_rule(tmp_path / "missing" / "deeper" / "a.rules", ["ls"])
+    err = info.value
+    assert isinstance(err, AmendError) and err.code == "amend-failed"
+    assert str(err).startswith(f"failed to create policy directory {tmp_path}/missing/deeper: ")
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is AmendError and str(again) == str(err) and again.path == err.path

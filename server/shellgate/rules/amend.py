@@ -19,6 +19,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from shellgate.rules.errors import RulesError
+
 # What Codex 0.169.0's `network_rule` accepts (spec A.6): writing anything else would make
 # the whole file fail to load, so it is refused before touching the disk.
 _NETWORK_PROTOCOLS = frozenset(
@@ -27,13 +29,18 @@ _NETWORK_PROTOCOLS = frozenset(
 _NETWORK_DECISIONS = frozenset({"allow", "prompt", "forbidden", "deny"})
 
 
-class AmendError(Exception):
-    """An amendment that could not be written; `str()` says what and where."""
+class AmendError(RulesError):
+    """An amendment that could not be written. A RulesError (code `amend-failed`, no
+    position) so callers catch one family; `str()` is the message, which names the file."""
 
     def __init__(self, message: str, path: Path | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
+        super().__init__(message, path="" if path is None else str(path), code="amend-failed")
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (AmendError, (self.message, Path(self.path) if self.path else None))
 
 
 def json_string(text: str) -> str:
