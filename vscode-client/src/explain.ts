@@ -1,0 +1,83 @@
+// Explain Command… / Explain Command at Cursor: asks the server (`shellgate/explain`) for the
+// whole decision chain and shows the trace in a read-only editor tab.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import * as settings from './settings';
+
+export const SCHEME = 'shellgate-explain';
+
+/** Read-only documents holding rendered traces, addressed by `shellgate-explain:` URIs. */
+export class TraceDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  private counter = 0;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  async show(title: string, text: string): Promise<void> {
+    this.counter += 1;
+    const name = title.replace(/[\\/:*?"<>|#\s]+/g, ' ').trim().slice(0, 60) || 'trace';
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}.md`, query: String(this.counter) });
+    this.texts.set(uri.toString(), text);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+}
+
+export interface ExplainParams {
+  command: string;
+  cwd?: string;
+  approvalPolicy: string;
+  sandbox: string;
+}
+
+export async function explain(client: LanguageClient, command: string): Promise<unknown> {
+  const s = settings.read();
+  const params: ExplainParams = {
+    command,
+    cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    approvalPolicy: s.approvalPolicy,
+    sandbox: s.sandboxMode,
+  };
+  return client.sendRequest('shellgate/explain', params);
+}
+
+/** The trace as Markdown: the server's own text rendering when given, else the JSON laid out. */
+export function renderTrace(command: string, result: unknown): string {
+  const head = `# ShellGate: explain\n\n\`\`\`sh\n${command}\n\`\`\`\n\n`;
+  if (result && typeof result === 'object') {
+    const r = result as Record<string, unknown>;
+    if (typeof r.text === 'string') return `${head}\`\`\`text\n${r.text}\n\`\`\`\n`;
+    return `${head}\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\`\n`;
+  }
+  return `${head}${String(result)}\n`;
+}
+
+/** The command under the cursor: the selection, a `# check:` comment, an example, or the line. */
+export function commandAt(line: string, character: number, selection?: string): string | undefined {
+  if (selection && selection.trim()) return selection.trim();
+  const check = /^\s*#\s*check:\s*(.+?)\s*$/.exec(line);
+  if (check) return check[1];
+  // An example written as a token list on this line: ["git", "push", "-f"].
+  for (const m of line.matchAll(/\[((?:\s*(?:"[^"]*"|'[^']*')\s*,?)+)\]/g)) {
+    const start = m.index ?? 0;
+    if (character >= start && character <= start + m[0].length) {
+      const tokens = [...m[1].matchAll(/"([^"]*)"|'([^']*)'/g)].map((t) => t[1] ?? t[2]);
+      return tokens.map(shellQuote).join(' ');
+    }
+  }
+  // A string literal around the cursor: "git push --force".
+  for (const m of line.matchAll(/"([^"]*)"|'([^']*)'/g)) {
+    const start = m.index ?? 0;
+    if (character >= start && character <= start + m[0].length) return m[1] ?? m[2];
+  }
+  const text = line.replace(/^\s*(#|\$)\s*/, '').trim();
+  return text || undefined;
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\-+=.,/:@%^]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,112 @@
+// ShellGate for VS Code: wires the language server, the commands, the status bar and the
+// approval dialog together. Logic lives in the server; this file only connects parts.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { askApproval, ApproveParams } from './approve';
+import { claim, LANGUAGE_ID } from './detect';
+import { commandAt, explain, renderTrace, SCHEME, TraceDocuments } from './explain';
+import { runCommand } from './run';
+import { Server } from './server';
+import * as settings from './settings';
+import { changePolicy, StatusItem } from './status';
+
+let server: Server | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel('ShellGate', { log: true });
+  const runOut = vscode.window.createOutputChannel('ShellGate: Run');
+  const status = new StatusItem();
+  const traces = new TraceDocuments();
+  const srv = new Server(context, log, [
+    (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
+    (client) => client.onNotification('shellgate/status', (p: { rules?: number }) => status.setRules(p?.rules)),
+  ]);
+  server = srv;
+  context.subscriptions.push(log, runOut, status, srv.onDidChangeClient((c) => {
+    status.setRunning(Boolean(c));
+    void status.refresh(c);
+  }));
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
+
+  const need = async (): Promise<LanguageClient | undefined> => {
+    const client = await srv.ensure();
+    if (!client) void vscode.window.showErrorMessage('ShellGate: the language server is not running (see Show Logs).');
+    return client;
+  };
+
+  const explainAndShow = async (command: string): Promise<void> => {
+    const client = await need();
+    if (!client) return;
+    try {
+      const result = await explain(client, command);
+      await traces.show(`Explain ${command}`, renderTrace(command, result));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
+    }
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('shellgate.explainCommand', async (arg?: string) => {
+      const command = arg ?? await vscode.window.showInputBox({
+        title: 'ShellGate: Explain Command', prompt: 'A command line (run as bash -lc) to explain',
+        placeHolder: 'git push --force origin main', ignoreFocusOut: true,
+      });
+      if (command?.trim()) await explainAndShow(command.trim());
+    }),
+    vscode.commands.registerCommand('shellgate.explainAtCursor', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
+      const pos = editor.selection.active;
+      const command = commandAt(editor.document.lineAt(pos.line).text, pos.character, editor.document.getText(editor.selection));
+      if (command) await explainAndShow(command);
+      else void vscode.window.showInformationMessage('ShellGate: no command at the cursor.');
+    }),
+    vscode.commands.registerCommand('shellgate.runCommand', async (arg?: string) => {
+      const command = arg ?? await vscode.window.showInputBox({
+        title: 'ShellGate: Run Command', prompt: 'A command line to run through the rules, approvals and the sandbox',
+        placeHolder: 'make test', ignoreFocusOut: true,
+      });
+      if (!command?.trim()) return;
+      const client = await need();
+      if (!client) return;
+      try {
+        await runCommand(client, command.trim(), runOut);
+      } catch (e) {
+        runOut.appendLine(`[error: ${errorText(e)}]`);
+        void vscode.window.showErrorMessage(`ShellGate: run failed: ${errorText(e)}`);
+      }
+    }),
+    vscode.commands.registerCommand('shellgate.changePolicy', changePolicy),
+    vscode.commands.registerCommand('shellgate.restartServer', async () => {
+      log.info('restart requested');
+      await srv.restart();
+    }),
+    vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+  );
+
+  // Restart when a setting the server reads at start changes (debounced: one restart per burst).
+  let timer: NodeJS.Timeout | undefined;
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(settings.SECTION)) status.render();
+    if (!settings.RESTART_KEYS.some((k) => e.affectsConfiguration(k)) || !srv.current) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => { log.info('settings changed: restarting the server'); void srv.restart(); }, 500);
+  }));
+
+  // Language claims VS Code cannot express statically, then start the server for our files.
+  const onOpen = async (doc: vscode.TextDocument): Promise<void> => {
+    if (await claim(doc, settings.codexHome(settings.read())) || doc.languageId === LANGUAGE_ID) void srv.ensure();
+  };
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(onOpen));
+  for (const doc of vscode.workspace.textDocuments) void onOpen(doc);
+  const inWorkspace = await vscode.workspace.findFiles('**/.codex/rules/*.rules', '**/node_modules/**', 1);
+  if (inWorkspace.length > 0) void srv.ensure();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
