@@ -1,0 +1,70 @@
+"""Every row of shell_cases.jsonl (Codex's shell-command unit tests) as its own test.
+
+Rows come from $SHELLGATE_CONFORMANCE_DIR when set (the kept-back share), else from
+tests/conformance/data/. A row of a kind this module does not know fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellgate.shell.canonical import canonicalize_command_for_approval
+from shellgate.shell.dangerous import dangerous_command_match, dangerous_powershell_words_match
+from shellgate.shell.known_safe import (
+    is_known_safe_command,
+    is_safe_powershell_words,
+    is_safe_to_call_with_exec,
+)
+from shellgate.shell.split import (
+    parse_shell_lc_plain_commands,
+    try_parse_word_only_commands_sequence,
+)
+
+CORPUS = "shell_cases.jsonl"
+
+
+def _rows() -> list[dict[str, Any]]:
+    folder = os.environ.get("SHELLGATE_CONFORMANCE_DIR")
+    path = Path(folder) / CORPUS if folder else Path(__file__).parent / "data" / CORPUS
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _commands_for_exec_policy(argv: list[str]) -> dict[str, Any]:
+    # Spec C.2 off Windows: the plain commands when there are some, else the whole argv.
+    commands = parse_shell_lc_plain_commands(argv)
+    return {"commands": commands or [argv], "used_complex_parsing": False}
+
+
+def _danger(kind: Any) -> str | None:
+    return None if kind is None else str(kind.value)
+
+
+# Linux semantics, as Codex's unit tests assert them on a Linux build.
+EVALUATORS: dict[str, Callable[[Any], Any]] = {
+    "bash_plain_script": try_parse_word_only_commands_sequence,
+    "bash_lc_plain": parse_shell_lc_plain_commands,
+    "known_safe": is_known_safe_command,
+    "safe_exec": is_safe_to_call_with_exec,
+    "dangerous_match": lambda argv: _danger(dangerous_command_match(argv)),
+    "commands_for_exec_policy": _commands_for_exec_policy,
+    "canonicalize_for_approval": canonicalize_command_for_approval,
+    "dangerous_powershell_words": lambda words: _danger(dangerous_powershell_words_match(words)),
+    "safe_powershell_words": is_safe_powershell_words,
+}
+
+ROWS = _rows()
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
+def test_shell_case(row: dict[str, Any]) -> None:
+    evaluate = EVALUATORS.get(row["kind"])
+    if evaluate is None:
+        pytest.fail(f"unknown shell case kind {row['kind']!r} in row {row['id']}")
+    assert evaluate(row["input"]) == row["expect"], row.get("source")
