@@ -1,0 +1,50 @@
+"""Agent events in the vocabulary of Codex's app-server (thread / turn / item notifications),
+and the JSON-lines transcript that records them.
+
+Methods used: `thread/started`, `turn/started`, `turn/completed`, `item/started`,
+`item/completed`, `item/agentMessage/delta`, `item/commandExecution/outputDelta`, `error`.
+ShellGate additions: `model/request` (the body sent, never the key), `model/retry`,
+`item/commandExecution/approval` (who decided what) and the item type `invalidToolCall`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+EventSink = Callable[[str, dict[str, Any]], None]
+
+
+def fanout(*sinks: EventSink) -> EventSink:
+    def emit(method: str, params: dict[str, Any]) -> None:
+        for sink in sinks:
+            sink(method, params)
+    return emit
+
+
+class Transcript:
+    """Appends one JSON object per event: {"ts", "method", "params"}."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: TextIO = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def __call__(self, method: str, params: dict[str, Any]) -> None:
+        line = json.dumps({"ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                           "method": method, "params": params}, ensure_ascii=False)
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def read_transcript(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
