@@ -57,6 +57,27 @@ class Forbidden:
 
 ExecApprovalRequirement = Skip | NeedsApproval | Forbidden
 
+
+def requirement_type(requirement: ExecApprovalRequirement) -> str:
+    if isinstance(requirement, Skip):
+        return "skip"
+    if isinstance(requirement, NeedsApproval):
+        return "needs_approval"
+    return "forbidden"
+
+
+def requirement_to_json(requirement: ExecApprovalRequirement) -> dict[str, object]:
+    """Codex's fields, as the conformance corpus and explain's JSON spell them."""
+    out: dict[str, object] = {"type": requirement_type(requirement)}
+    if isinstance(requirement, Skip):
+        out["bypass_sandbox"] = requirement.bypass_sandbox
+    else:
+        out["reason"] = requirement.reason
+    if not isinstance(requirement, Forbidden):
+        amendment = requirement.proposed_execpolicy_amendment
+        out["proposed_execpolicy_amendment"] = None if amendment is None else list(amendment)
+    return out
+
 # A model-requested prefix_rule equal to one of these is never proposed: it would allow far
 # more than the command at hand (spec C.4).
 BANNED_PREFIX_SUGGESTIONS: frozenset[tuple[str, ...]] = frozenset(

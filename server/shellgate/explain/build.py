@@ -1,0 +1,195 @@
+"""The whole chain for one command, step by step, kept for people to read.
+
+Decides exactly as approval.requirement does (the same functions, in the same order); the
+warnings it adds are beyond Codex and never change a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shellgate.approval.context import ExecContext, FsSandboxKind
+from shellgate.approval.defaults import SandboxOverride, sandbox_override_for_first_attempt
+from shellgate.approval.fallback import Why, unmatched_verdict
+from shellgate.approval.requirement import (
+    ExecApprovalRequirement,
+    Forbidden,
+    commands_for_exec_policy,
+    escalation_refusal,
+    requirement_for_evaluation,
+)
+from shellgate.explain.model import (
+    Danger,
+    DecidedBy,
+    Explanation,
+    FirstAttempt,
+    Heuristic,
+    Parse,
+    RuleHit,
+    Segment,
+)
+from shellgate.explain.warnings import collect_warnings
+from shellgate.rules.decision import Decision
+from shellgate.rules.policy import (
+    Evaluation,
+    HeuristicsRuleMatch,
+    Policy,
+    PrefixRuleMatch,
+    RuleMatch,
+)
+
+_DEFAULT_CONTEXT = ExecContext()
+
+
+def explain(
+    command: Sequence[str] | str,
+    *,
+    policy: Policy,
+    context: ExecContext = _DEFAULT_CONTEXT,
+    cwd: str | None = None,
+    rules_files: Sequence[tuple[str, str]] = (),
+) -> Explanation:
+    """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`."""
+    from shellgate.shell.dangerous import DangerKind, dangerous_command_match
+    from shellgate.shell.known_safe import is_known_safe_command
+    from shellgate.shell.split import extract_shell_script, parse_shell_lc_plain_commands
+
+    argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
+    extracted = extract_shell_script(argv)
+    plain = parse_shell_lc_plain_commands(argv)
+    commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)
+
+    dangers: dict[tuple[str, ...], Danger | None] = {}
+
+    def danger_of(cmd: Sequence[str]) -> Danger | None:
+        key = tuple(cmd)
+        if key not in dangers:
+            kind = dangerous_command_match(list(cmd))
+            dangers[key] = (
+                None if kind is None else Danger.FORCED_RM if kind is DangerKind.FORCED_RM
+                else Danger.OTHER
+            )  # fmt: skip
+        return dangers[key]
+
+    verdicts: dict[tuple[str, ...], Heuristic] = {}
+
+    def fallback(cmd: Sequence[str]) -> Decision:
+        danger = danger_of(cmd)
+        verdict = unmatched_verdict(
+            context.approval_policy,
+            context.fs_kind,
+            context.sandbox_permissions,
+            dangerous=danger is not None,
+        )
+        verdicts[tuple(cmd)] = Heuristic(verdict.decision, danger, _why(verdict.why, context))
+        return verdict.decision
+
+    segments: list[Segment] = []
+    matched: list[RuleMatch] = []
+    for cmd in commands:
+        evaluation = policy.check(cmd, fallback, resolve_host_executables=True)
+        matched.extend(evaluation.matched_rules)
+        hits = tuple(_hit(m) for m in evaluation.matched_rules if isinstance(m, PrefixRuleMatch))
+        heuristic = None if hits else verdicts.get(tuple(cmd))
+        segments.append(
+            Segment(
+                tuple(cmd),
+                evaluation.decision or Decision.ALLOW,
+                hits,
+                heuristic,
+                is_known_safe_command(cmd),
+            )
+        )
+
+    requirement: ExecApprovalRequirement
+    refused = escalation_refusal(context)
+    if refused is not None:
+        requirement, decision, decided_by = refused, None, DecidedBy.ESCALATION_CHECK
+    else:
+        overall = Evaluation(tuple(matched), Decision.strictest(m.decision for m in matched))
+        requirement = requirement_for_evaluation(
+            argv, commands, overall, context, policy, fallback
+        )
+        decision, decided_by = overall.decision, _decided_by(overall)
+
+    first = _first_attempt(requirement, context)
+    explanation = Explanation(
+        command=tuple(argv),
+        shell=extracted[0] if extracted else None,
+        script=extracted[1] if extracted else None,
+        cwd=cwd,
+        context=context,
+        parse=Parse.PLAIN if plain else Parse.WHOLE,
+        segments=tuple(segments),
+        decision=decision,
+        decided_by=decided_by,
+        requirement=requirement,
+        first_attempt=first,
+        warnings=(),
+        rules_files=tuple(rules_files),
+    )
+    return _with_warnings(explanation)
+
+
+def _with_warnings(explanation: Explanation) -> Explanation:
+    from dataclasses import replace
+
+    return replace(explanation, warnings=collect_warnings(explanation))
+
+
+def _hit(m: PrefixRuleMatch) -> RuleHit:
+    span = m.rule.span
+    return RuleHit(
+        matched_prefix=m.matched_prefix,
+        decision=m.decision,
+        justification=m.justification,
+        path=span.path if span else None,
+        line=span.line if span else None,
+        column=span.column if span else None,
+        layer=m.rule.layer,
+        resolved_program=m.resolved_program,
+    )
+
+
+def _decided_by(evaluation: Evaluation) -> DecidedBy:
+    # Only the matches as strict as the final decision decided it.
+    deciding = [m for m in evaluation.matched_rules if m.decision is evaluation.decision]
+    rules = any(isinstance(m, PrefixRuleMatch) for m in deciding)
+    heuristics = any(isinstance(m, HeuristicsRuleMatch) for m in deciding)
+    if rules and heuristics:
+        return DecidedBy.RULES_AND_HEURISTICS
+    return DecidedBy.RULES if rules else DecidedBy.HEURISTICS
+
+
+def _first_attempt(
+    requirement: ExecApprovalRequirement, context: ExecContext
+) -> FirstAttempt | None:
+    if isinstance(requirement, Forbidden):
+        return None
+    override = sandbox_override_for_first_attempt(
+        context.sandbox_permissions,
+        requirement,
+        fs_policy_has_denied_reads=context.fs_policy_has_denied_reads,
+    )
+    sandboxed = (
+        context.fs_kind is FsSandboxKind.RESTRICTED and override is SandboxOverride.NO_OVERRIDE
+    )
+    return FirstAttempt(override, sandboxed)
+
+
+def _why(why: Why, context: ExecContext) -> str:
+    policy = context.approval_policy.label()
+    if why is Why.DANGEROUS_NEVER:
+        return "dangerous command, and approval policy never cannot ask: refused"
+    if why is Why.DANGEROUS_ASK:
+        return f"dangerous command: {policy} asks rather than run it unseen"
+    if why is Why.NEVER_RELIES_ON_SANDBOX:
+        return f"no rule matched; {policy} never asks and relies on the sandbox"
+    if why is Why.UNTRUSTED_ASKS:
+        return "no rule matched; untrusted asks about every command no allow rule covers"
+    if why is Why.OVERRIDE_ASKS:
+        perm = context.sandbox_permissions.value
+        return f"no rule matched; it asks to leave the restricted sandbox ({perm})"
+    if why is Why.SANDBOX_BOUNDS_IT:
+        return "no rule matched; not dangerous, so it runs in the sandbox without asking"
+    return f"no rule matched; no Codex sandbox to escape ({context.sandbox.value}): runs unasked"

@@ -1,0 +1,88 @@
+"""An explanation as JSON data, following rules-schema/explain.schema.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shellgate.approval.requirement import NeedsApproval, requirement_to_json
+from shellgate.explain.model import Explanation, RuleHit, Segment, Warning
+
+SCHEMA_VERSION = 1
+
+
+def to_json(ex: Explanation) -> dict[str, Any]:
+    ctx = ex.context
+    out: dict[str, Any] = {
+        "version": SCHEMA_VERSION,
+        "command": list(ex.command),
+        "shell": ex.shell,
+        "script": ex.script,
+        "cwd": ex.cwd,
+        "context": {
+            "approval_policy": ctx.approval_policy.to_json(),
+            "sandbox": ctx.sandbox.value,
+            "fs_sandbox_kind": ctx.fs_kind.value,
+            "sandbox_permissions": ctx.sandbox_permissions.value,
+            "justification": ctx.justification,
+        },
+        "parse": ex.parse.value,
+        "segments": [_segment(s) for s in ex.segments],
+        "decided_by": ex.decided_by.value,
+    }
+    if ex.decision is not None:
+        out["decision"] = ex.decision.value
+    requirement = requirement_to_json(ex.requirement)
+    if isinstance(ex.requirement, NeedsApproval):
+        requirement["one_shot"] = ex.requirement.one_shot
+        requirement["available_decisions"] = [
+            d.app_server_name for d in ex.requirement.available_decisions
+        ]
+    out["requirement"] = requirement
+    first = ex.first_attempt
+    out["first_attempt"] = (
+        None
+        if first is None
+        else {"sandbox_override": first.override.value, "sandboxed": first.sandboxed}
+    )
+    out["warnings"] = [_warning(w) for w in ex.warnings]
+    out["rules_files"] = [{"path": p, "layer": layer} for p, layer in ex.rules_files]
+    return out
+
+
+def _segment(s: Segment) -> dict[str, Any]:
+    heuristic = s.heuristic
+    return {
+        "command": list(s.command),
+        "decision": s.decision.value,
+        "matched_rules": [_hit(h) for h in s.rules],
+        "heuristic": None
+        if heuristic is None
+        else {
+            "decision": heuristic.decision.value,
+            "dangerous": None if heuristic.danger is None else heuristic.danger.value,
+            "why": heuristic.why,
+        },
+        "known_safe": s.known_safe,
+    }
+
+
+def _hit(h: RuleHit) -> dict[str, Any]:
+    return {
+        "matched_prefix": list(h.matched_prefix),
+        "decision": h.decision.value,
+        "justification": h.justification,
+        "file": h.path,
+        "line": h.line,
+        "column": h.column,
+        "layer": h.layer,
+        "resolved_program": h.resolved_program,
+    }
+
+
+def _warning(w: Warning) -> dict[str, Any]:
+    return {
+        "code": w.code,
+        "message": w.message,
+        "segment": w.segment,
+        "inner_command": None if w.inner_command is None else list(w.inner_command),
+    }

@@ -1,0 +1,105 @@
+"""Warnings beyond Codex: what the decision rests on that a person might not see.
+
+None of these changes Codex's decision; they say where it may surprise (spec peers P1, P2):
+commands hidden from the rules inside a form Codex does not look into, and "allow" meaning
+"runs outside the sandbox".
+"""
+
+from __future__ import annotations
+
+from shellgate.approval.context import FsSandboxKind
+from shellgate.approval.defaults import SandboxOverride
+from shellgate.approval.requirement import NeedsApproval, Skip
+from shellgate.explain.model import Explanation, Parse, Warning
+
+
+def collect_warnings(ex: Explanation) -> tuple[Warning, ...]:
+    out: list[Warning] = []
+    out.extend(_hidden(ex))
+    out.extend(_unsandboxed(ex))
+    out.extend(_known_safe_asked(ex))
+    return tuple(out)
+
+
+def _q(words: tuple[str, ...] | list[str]) -> str:
+    from shellgate.shell.quote import try_join
+
+    joined: str = try_join(list(words))
+    return joined
+
+
+def _hidden(ex: Explanation) -> list[Warning]:
+    from shellgate.shell.wrappers import Concealment, hidden_commands
+
+    out: list[Warning] = []
+    for i, seg in enumerate(ex.segments):
+        hidden = hidden_commands(list(seg.command))
+        inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
+        if ex.parse is Parse.WHOLE and ex.script is not None:
+            listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
+            out.append(
+                Warning(
+                    "opaque-script",
+                    "the script is not plain (a redirection, substitution, variable, heredoc or "
+                    "the like), so Codex's rules see it as one command, not what runs inside: "
+                    + listed,
+                    i,
+                )
+            )
+        for h in hidden:
+            if h.concealment is Concealment.SCRIPT:
+                continue
+            inner = f"`{_q(h.command)}`" if h.command else "a command built at run time"
+            text = {
+                Concealment.WRAPPER: f"{inner} runs through `{h.via}`; the rules judge "
+                f"`{h.via}`, not {inner}",
+                Concealment.SHELL: f"{inner} runs as shell source through `{h.via}`, "
+                "where the rules do not look",
+                Concealment.SUBSTITUTION: f"{inner} runs inside a substitution `{h.via}`, "
+                "where the rules do not look",
+                Concealment.REDIRECTION: f"{inner} has its input or output redirected "
+                f"(`{h.via} {h.detail}`); rules do not see redirections",
+                Concealment.HEREDOC: f"{inner} reads a here-document (`{h.via}{h.detail}`); "
+                "its contents are not checked",
+            }[h.concealment]
+            out.append(Warning(f"hidden-{h.concealment.value}", text, i, h.command or None))
+    return out
+
+
+def _unsandboxed(ex: Explanation) -> list[Warning]:
+    first = ex.first_attempt
+    if first is None or first.sandboxed:
+        return []
+    req = ex.requirement
+    when = "once approved, " if isinstance(req, NeedsApproval) else ""
+    if first.override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT:
+        if isinstance(req, Skip) and req.bypass_sandbox:
+            text = (
+                "allow here means running outside the sandbox: every command was allowed by a "
+                "rule, so it runs with your full permissions, files and network included"
+            )
+        else:
+            text = (
+                f"{when}it runs outside the sandbox (it asked for escalated permissions), "
+                "with your full permissions"
+            )
+        return [Warning("runs-unsandboxed", text)]
+    if ex.context.fs_kind is FsSandboxKind.UNRESTRICTED:
+        return [Warning("runs-unsandboxed", f"{when}it runs unsandboxed: danger-full-access")]
+    return [Warning("runs-unsandboxed", f"{when}it runs in an external sandbox, not Codex's")]
+
+
+def _known_safe_asked(ex: Explanation) -> list[Warning]:
+    if not isinstance(ex.requirement, NeedsApproval):
+        return []
+    return [
+        Warning(
+            "known-safe-asked",
+            f"`{_q(seg.command)}` is read-only (known safe), yet Codex 0.169.0 asks about it "
+            "under untrusted: an allow rule would stop the question",
+            i,
+        )
+        for i, seg in enumerate(ex.segments)
+        if seg.known_safe and seg.heuristic is not None and seg.heuristic.decision.value == "prompt"
+        and ex.context.approval_policy.kind.value == "untrusted"
+    ]

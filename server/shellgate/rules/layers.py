@@ -1,0 +1,106 @@
+"""Where Codex finds rules: its config layers' `rules/*.rules`, lowest precedence first.
+
+- user: `$CODEX_HOME/rules/*.rules` (`~/.codex` when CODEX_HOME is unset or empty);
+- project: `<project>/.codex/rules/*.rules`, only for a project the caller trusts (Codex skips
+  the layers of untrusted projects; ShellGate never guesses trust: the caller names the project);
+- cli: files named on the command line (`--rules`), last, in the order given.
+
+In a folder: regular files (symlinks are skipped, as Codex's `DirEntry::file_type` does) whose
+extension is exactly `rules`, sorted by name; a missing folder holds none. Every rule keeps its
+span and gets its layer's name, so explanations can say where a decision came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from shellgate.rules.errors import RulesError
+from shellgate.rules.policy import Policy
+
+
+class LayerKind(Enum):
+    USER = "user"
+    PROJECT = "project"
+    CLI = "cli"
+
+
+@dataclass(frozen=True)
+class RulesLayer:
+    kind: LayerKind
+    folder: str | None  # the `rules` folder scanned; None for command-line files
+    files: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.kind.value
+
+
+def default_codex_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    home = env.get("CODEX_HOME")
+    if home:
+        return Path(home)
+    return Path(env.get("HOME") or Path.home()) / ".codex"
+
+
+def rules_files(rules_dir: Path) -> tuple[str, ...]:
+    """`rules_dir/*.rules` as Codex lists them; RulesError if `rules_dir` is not a folder."""
+    try:
+        with os.scandir(rules_dir) as entries:
+            found = [
+                e.path
+                for e in entries
+                if Path(e.name).suffix == ".rules" and e.is_file(follow_symlinks=False)
+            ]
+    except FileNotFoundError:
+        return ()
+    except OSError as exc:
+        raise RulesError(
+            f"failed to read rules directory: {exc.strerror or exc}",
+            path=str(rules_dir),
+            code="read-error",
+            kind="read",
+        ) from None
+    return tuple(sorted(found, key=os.fsencode))
+
+
+def discover_layers(
+    *,
+    codex_home: Path | None = None,
+    project: Path | None = None,
+    extra_rules: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> tuple[RulesLayer, ...]:
+    """The layers in Codex's order. `project` is a trusted project's root (None: no project)."""
+    home = codex_home if codex_home is not None else default_codex_home(env)
+    layers = [RulesLayer(LayerKind.USER, str(home / "rules"), rules_files(home / "rules"))]
+    if project is not None:
+        folder = project / ".codex" / "rules"
+        layers.append(RulesLayer(LayerKind.PROJECT, str(folder), rules_files(folder)))
+    if extra_rules:
+        layers.append(RulesLayer(LayerKind.CLI, None, tuple(str(p) for p in extra_rules)))
+    return tuple(layers)
+
+
+def load_layers(layers: Sequence[RulesLayer]) -> Policy:
+    """One policy from every layer, through the rules loader; raises RulesError on bad input
+    (a broken file is an error here, never an empty policy that would let commands through)."""
+    from shellgate.rules.loader import load_policy
+
+    policy = Policy()
+    for layer in layers:
+        if not layer.files:
+            continue
+        loaded = load_policy(list(layer.files))
+        tagged = Policy(
+            (dataclasses.replace(r, layer=layer.name) for r in loaded.rules),
+            loaded.network_rules,
+            loaded.host_executables,
+        )
+        policy = policy.merge(tagged)
+    return policy
