@@ -53,11 +53,15 @@ def _try(bwrap: str, use_proc: bool) -> subprocess.CompletedProcess[str]:
 
 @functools.cache
 def probe_sandbox() -> SandboxProbe:
+    """The probe of the bwrap we would use, once per process."""
+    return run_probe(find_bwrap(exclude_under=[os.getcwd()]))
+
+
+def run_probe(bwrap: str | None) -> SandboxProbe:
     if not seccomp.supported():
         return SandboxProbe(
             False, None, False, "sandbox unavailable: no seccomp filter for this CPU"
         )
-    bwrap = find_bwrap(exclude_under=[os.getcwd()])
     if bwrap is None:
         return SandboxProbe(
             False,
