@@ -318,11 +318,10 @@ class Orchestrator:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
                 continue
-            narrower = self._narrower_grant(grant, cls.paths, cwd)
-            if already_approved and not one_shot and narrower is None:
-                grant = _Grant(no_sandbox=True)  # the first approval covered it (C.6)
+            retry = self._narrower_grant(grant, cls.paths, cwd) or _Grant(no_sandbox=True)
+            if already_approved and not one_shot:
+                grant = retry  # the first approval covered it (C.6: no second question)
                 continue
-            retry = narrower or _Grant(no_sandbox=True)
             answer = await self._ask_escalation(command, cwd, ctx, cls.reason, retry, key)
             if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
                 self.store.remember([key], answer.decision)
