@@ -22,6 +22,8 @@ class PrefixRule:
     justification: str | None = None
     span: SourceSpan | None = None
     layer: str | None = None
+    # Accepted by Codex 0.169.0 with no visible effect; kept for its Debug text (spec A.9).
+    canonical_matching: bool = False
 
     def __len__(self) -> int:
         return 1 + len(self.rest)

@@ -1,0 +1,221 @@
+"""`shellgate check`: what `codex execpolicy check` (0.169.0) prints, byte for byte.
+
+    shellgate check --rules FILE [--rules FILE ...] [--resolve-host-executables] [--pretty]
+                    -- CMD...
+
+Exit 0 with the JSON on stdout; 1 when a rules file cannot be read or parsed (stderr starts
+`Error: failed to read|parse policy at <path>`); 2 on usage errors. Compiled policies are cached
+by content (marshal files under $XDG_CACHE_HOME/shellgate), so Python's start-up is most of a
+warm run. Imports stay lean: the Starlark interpreter loads only on a cache miss.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+_USAGE = "Usage: shellgate check --rules <PATH> <COMMAND>..."
+_HELP = f"""Check a command against rules files, as `codex execpolicy check` does.
+
+{_USAGE}
+
+Arguments:
+  <COMMAND>...  The command to check (put it after `--`)
+
+Options:
+  -r, --rules <PATH>            A rules file (repeatable; loaded in order)
+      --resolve-host-executables  Let absolute/relative program paths reach basename rules
+      --pretty                  Pretty-print the JSON
+  -h, --help                    Print help
+"""
+_CACHE_VERSION = "shellgate-check-1"
+
+
+class _Usage(Exception):
+    pass
+
+
+def _parse_args(argv: list[str]) -> tuple[list[str], bool, bool, list[str]] | None:
+    rules: list[str] = []
+    pretty = resolve = False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            i += 1
+            break
+        if a in ("-h", "--help"):
+            return None
+        if a in ("-r", "--rules"):
+            if i + 1 >= len(argv):
+                raise _Usage(
+                    "error: a value is required for '--rules <PATH>' but none was supplied"
+                )
+            rules.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("--rules="):
+            rules.append(a.split("=", 1)[1])
+        elif a.startswith("-r") and len(a) > 2 and not a.startswith("--"):
+            rules.append(a[2:].removeprefix("="))
+        elif a == "--pretty":
+            pretty = True
+        elif a == "--resolve-host-executables":
+            resolve = True
+        elif a.startswith("-") and a != "-":
+            raise _Usage(f"error: unexpected argument '{a}' found")
+        else:
+            break
+        i += 1
+    command = argv[i:]
+    missing = []
+    if not rules:
+        missing.append("  --rules <PATH>")
+    if not command:
+        missing.append("  <COMMAND>...")
+    if missing:
+        raise _Usage(
+            "error: the following required arguments were not provided:\n" + "\n".join(missing)
+        )
+    return rules, pretty, resolve, command
+
+
+def main(argv: list[str]) -> int:
+    try:
+        parsed = _parse_args(argv)
+    except _Usage as err:
+        sys.stderr.write(f"{err}\n\n{_USAGE}\n\nFor more information, try '--help'.\n")
+        return 2
+    if parsed is None:
+        sys.stdout.write(_HELP)
+        return 0
+    rules, pretty, resolve, command = parsed
+    loaded = _load(rules)
+    if isinstance(loaded, str):
+        sys.stderr.write(loaded)
+        return 1
+    buckets, hosts = loaded
+    from shellgate.rules.compact import policy_for
+
+    policy = policy_for(command, buckets, hosts, resolve_host_executables=resolve)
+    evaluation = policy.check(command, resolve_host_executables=resolve)
+    sys.stdout.write(render(evaluation, pretty) + "\n")
+    return 0
+
+
+def render(evaluation: object, pretty: bool = False) -> str:
+    """The JSON `codex execpolicy check` prints (key order and escaping of serde_json)."""
+    import json
+
+    from shellgate.rules.policy import Evaluation, PrefixRuleMatch
+
+    assert isinstance(evaluation, Evaluation)
+    matched = []
+    for m in evaluation.matched_rules:
+        if not isinstance(m, PrefixRuleMatch):
+            continue  # the CLI passes no fallback; heuristics entries never appear
+        body: dict[str, object] = {
+            "matchedPrefix": list(m.matched_prefix),
+            "decision": m.decision.value,
+        }
+        if m.resolved_program is not None:
+            body["resolvedProgram"] = m.resolved_program
+        if m.justification is not None:
+            body["justification"] = m.justification
+        matched.append({"prefixRuleMatch": body})
+    out: dict[str, object] = {"matchedRules": matched}
+    if evaluation.decision is not None:
+        out["decision"] = evaluation.decision.value
+    if pretty:
+        return json.dumps(out, ensure_ascii=False, indent=2)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg]
+    """(buckets, hosts) of the compiled policy, or the stderr text of the failure."""
+    texts: list[bytes | None] = []
+    for p in paths:
+        try:
+            with open(p, "rb") as fh:
+                texts.append(fh.read(64 * 1024 * 1024))
+        except OSError:
+            texts.append(None)
+    cache_file = _cache_file(paths, texts)
+    if cache_file is not None:
+        try:
+            with open(cache_file, "rb") as fh:
+                cached = marshal.loads(fh.read())
+            return cached if isinstance(cached, str) else (cached[0], cached[1])
+        except (OSError, ValueError, EOFError, TypeError, IndexError):
+            pass
+    result = _compile(paths)
+    if cache_file is not None:
+        _store(cache_file, result if isinstance(result, str) else list(result))
+    return result
+
+
+def _compile(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg]
+    from shellgate.rules.compact import to_compact
+    from shellgate.rules.errors import RulesError
+    from shellgate.rules.loader import load_policy
+
+    try:
+        policy = load_policy(paths)
+    except RulesError as err:
+        return format_error(err)
+    return to_compact(policy)
+
+
+def format_error(err: object) -> str:
+    """Codex's (anyhow) error report: first line, blank line, `Caused by:` and the cause."""
+    from shellgate.rules.errors import RulesError
+
+    assert isinstance(err, RulesError)
+    verb = "read" if err.kind == "read" else "parse"
+    cause = err.message
+    if err.line:
+        cause = f"error: {err.message}\n     --> {err.path}:{err.line}:{err.column}"
+    return f"Error: failed to {verb} policy at {err.path}\n\nCaused by:\n    {cause}\n"
+
+
+def _cache_file(paths: list[str], texts: list[bytes | None]) -> str | None:
+    if os.environ.get("SHELLGATE_NO_CACHE"):
+        return None
+    import hashlib
+
+    from shellgate import rules
+
+    h = hashlib.sha256()
+    # Examples resolve relative and `~` programs, so the cwd and HOME are part of the input.
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    code_dir = os.path.dirname(rules.__file__)
+    stamp = []
+    try:
+        for name in sorted(os.listdir(code_dir)):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(code_dir, name))
+                stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+    except OSError:
+        return None
+    head = [_CACHE_VERSION, cwd, os.environ.get("HOME", ""), *stamp]
+    h.update(repr(head).encode())
+    for p, t in zip(paths, texts, strict=True):
+        h.update(b"\0path\0" + os.fsencode(p))
+        h.update(b"\0none\0" if t is None else b"\0text\0%d\0" % len(t) + t)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "shellgate", "check", h.hexdigest())
+
+
+def _store(cache_file: str, value: object) -> None:
+    try:
+        os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+        tmp = f"{cache_file}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump(value, fh)
+        os.replace(tmp, cache_file)
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,139 @@
+"""Our own parse of a rules file, for positions: every call, every argument, every element.
+
+Starlark's syntax is (nearly) a subset of Python's, so Python's `ast` reads it. Columns here are
+1-based and count characters (as starlark-go's do); `ast` counts UTF-8 bytes, hence `_col`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from shellgate.rules.source import SourceSpan
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One argument of a call. `name` is None for a positional one (then `index` counts)."""
+
+    name: str | None
+    index: int
+    span: SourceSpan
+    value_span: SourceSpan
+    # The spans of a list/tuple literal's elements, so errors land on the element at fault.
+    elements: tuple[SourceSpan, ...]
+    star: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    callee: str | None
+    span: SourceSpan
+    callee_span: SourceSpan
+    lparen: tuple[int, int]
+    arguments: tuple[Argument, ...]
+
+    def argument(self, name: str | None, position: int | None = None) -> Argument | None:
+        for arg in self.arguments:
+            if name is not None and arg.name == name:
+                return arg
+            if position is not None and arg.name is None and not arg.star and arg.index == position:
+                return arg
+        return None
+
+
+class Lines:
+    """Line texts and byte -> character column conversion."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+
+    def col(self, line: int, byte_col: int) -> int:
+        """0-based character column of a 0-based UTF-8 byte column on a 1-based line."""
+        if line - 1 >= len(self.lines):
+            return byte_col
+        s = self.lines[line - 1]
+        if s.isascii():
+            return byte_col
+        return len(s.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def span(self, path: str, node: ast.AST) -> SourceSpan:
+        line = getattr(node, "lineno", 1)
+        end_line = getattr(node, "end_lineno", None) or line
+        return SourceSpan(
+            path,
+            line,
+            self.col(line, getattr(node, "col_offset", 0)) + 1,
+            end_line,
+            self.col(end_line, getattr(node, "end_col_offset", None) or 0) + 1,
+        )
+
+    def char_at(self, line: int, col0: int) -> str:
+        if 1 <= line <= len(self.lines) and 0 <= col0 < len(self.lines[line - 1]):
+            return self.lines[line - 1][col0]
+        return "\n" if 1 <= line <= len(self.lines) else ""
+
+
+def parse_module(text: str) -> ast.Module | None:
+    """Python's parse of the text, or None when Python cannot read it."""
+    try:
+        return ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def find_lparen(lines: Lines, line: int, col0: int) -> tuple[int, int]:
+    """From just after a callee, the `(` that opens its call, as (line, 1-based column)."""
+    while 1 <= line <= len(lines.lines):
+        s = lines.lines[line - 1]
+        while col0 < len(s):
+            c = s[col0]
+            if c == "(":
+                return line, col0 + 1
+            if c == "#":
+                break
+            col0 += 1
+        line, col0 = line + 1, 0
+    return line, col0 + 1
+
+
+def collect_calls(tree: ast.Module, lines: Lines, path: str) -> list[Call]:
+    calls: list[Call] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee_span = lines.span(path, node.func)
+        lparen = find_lparen(lines, callee_span.end_line, callee_span.end_column - 1)
+        arguments: list[Argument] = []
+        for i, arg in enumerate(node.args):
+            star = "*" if isinstance(arg, ast.Starred) else ""
+            value = arg.value if isinstance(arg, ast.Starred) else arg
+            span = lines.span(path, arg)
+            arguments.append(
+                Argument(
+                    None, i, span, lines.span(path, value), _elements(value, lines, path), star
+                )
+            )
+        for kw in node.keywords:
+            span = lines.span(path, kw)
+            arguments.append(
+                Argument(
+                    kw.arg,
+                    -1,
+                    span,
+                    lines.span(path, kw.value),
+                    _elements(kw.value, lines, path),
+                    "" if kw.arg is not None else "**",
+                )
+            )
+        arguments.sort(key=lambda a: (a.span.line, a.span.column))
+        callee = node.func.id if isinstance(node.func, ast.Name) else None
+        calls.append(Call(callee, lines.span(path, node), callee_span, lparen, tuple(arguments)))
+    calls.sort(key=lambda c: (c.span.line, c.span.column))
+    return calls
+
+
+def _elements(value: ast.expr, lines: Lines, path: str) -> tuple[SourceSpan, ...]:
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return tuple(lines.span(path, e) for e in value.elts)
+    return ()
