@@ -1,0 +1,205 @@
+"""`shellgate run`: one command through the whole chain (rules, approval, sandbox, escalation),
+asking on the terminal.
+
+Exit status: the command's own, or
+  120 bad rules (nothing runs), 121 forbidden by policy, 122 denied (by you, or unanswered in
+  time), 123 aborted ("no, and tell Codex what to do differently"), 124 the command timed out,
+  125 the sandbox could not be set up, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_RULES_ERROR = 120
+EXIT_FORBIDDEN = 121
+EXIT_DENIED = 122
+EXIT_ABORTED = 123
+EXIT_TIMEOUT = 124
+EXIT_SANDBOX_ERROR = 125
+
+USAGE = (
+    "shellgate run [--approval-policy POLICY] [--sandbox MODE] [--cwd DIR] [--json-events] "
+    "[--rules FILE ...] [--codex-home DIR] [--project DIR] [--writable-root DIR ...] "
+    "[--network off|proxy|full] [--timeout SECONDS] [--approval-timeout SECONDS] "
+    "(-- CMD... | --shell SCRIPT)"
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="shellgate run", usage=USAGE,
+        description="Run a command as Codex 0.169.0 would: rules and heuristics decide, you "
+        "approve on the terminal when asked, bubblewrap sandboxes it, and a sandbox denial "
+        "becomes a question about retrying with more permission.",
+        epilog="exit status: the command's, or 120 bad rules, 121 forbidden, 122 denied, "
+        "123 aborted, 124 timed out, 125 sandbox error, 2 usage",
+    )  # fmt: skip
+    p.add_argument(
+        "--approval-policy",
+        default="on-request",
+        metavar="POLICY",
+        help="untrusted, on-request (default), on-failure, never, or granular JSON",
+    )
+    p.add_argument(
+        "--sandbox",
+        default="workspace-write",
+        choices=["read-only", "workspace-write", "danger-full-access"],
+        help="the sandbox mode (default: workspace-write)",
+    )
+    p.add_argument("--cwd", metavar="DIR", help="run there (default: the current directory)")
+    p.add_argument(
+        "--json-events",
+        action="store_true",
+        help="print the chain's events and the result as JSON lines on stdout",
+    )
+    p.add_argument(
+        "--rules",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="extra rules files, loaded after the user and project layers",
+    )
+    p.add_argument(
+        "--codex-home",
+        metavar="DIR",
+        help="Codex's home (default: $CODEX_HOME, else ~/.codex): its rules load "
+        "first, and amendments are appended to its rules/default.rules",
+    )
+    p.add_argument(
+        "--project", metavar="DIR", help="a project you trust: its .codex/rules/*.rules load too"
+    )
+    p.add_argument(
+        "--writable-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another writable directory in workspace-write (repeatable)",
+    )
+    p.add_argument(
+        "--network",
+        choices=["off", "proxy", "full"],
+        help="off, by host through the allow-list proxy (default when socat is installed), or full",
+    )
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="kill the command after")
+    p.add_argument(
+        "--approval-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="an unanswered question counts as denied after this (default 300)",
+    )
+    p.add_argument("--shell", metavar="SCRIPT", help="run `bash -lc SCRIPT`")
+    return p  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    if "--" in argv:
+        cut = argv.index("--")
+        options, command = argv[:cut], argv[cut + 1 :]
+    else:
+        options, command = argv, []
+    parser = _parser()
+    try:
+        args = parser.parse_args(options)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    if (args.shell is None) == (not command):
+        parser.print_usage(sys.stderr)
+        print("shellgate run: error: give a command after `--` or a script with --shell "
+              "(exactly one)", file=sys.stderr)  # fmt: skip
+        return 2
+    if args.shell is not None:
+        command = ["bash", "-lc", args.shell]
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"shellgate run: error: --cwd {cwd}: no such directory", file=sys.stderr)
+        return 2
+
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
+
+    try:
+        approval = ApprovalPolicy.parse(args.approval_policy)
+    except ValueError as exc:
+        print(f"shellgate run: error: --approval-policy: {exc}", file=sys.stderr)
+        return 2
+
+    from shellgate.rules.errors import RulesError
+    from shellgate.rules.layers import default_codex_home, discover_layers, load_layers
+
+    codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
+    try:
+        policy = load_layers(discover_layers(
+            codex_home=codex_home, project=Path(args.project) if args.project else None,
+            extra_rules=args.rules))  # fmt: skip
+    except RulesError as exc:
+        print(f"shellgate run: error: {exc}", file=sys.stderr)
+        print("nothing ran: fix the rules first", file=sys.stderr)
+        return EXIT_RULES_ERROR
+
+    from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+    from shellgate.exec.sandbox import NetworkAccess
+    from shellgate.exec.terminal import TerminalApprover
+
+    def emit(event: object) -> None:
+        sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    orchestrator = Orchestrator(
+        policy, TerminalApprover(),
+        ExecContext(approval_policy=approval, sandbox=SandboxMode(args.sandbox)),
+        codex_home=str(codex_home), writable_roots=tuple(args.writable_root),
+        network=NetworkAccess(args.network) if args.network else None,
+        approval_timeout=args.approval_timeout, command_timeout=args.timeout,
+        on_event=emit if args.json_events else None,
+    )  # fmt: skip
+    try:  # the command's stdin is /dev/null, as in Codex; ours is for the answers
+        result = asyncio.run(orchestrator.run(ExecRequest(tuple(command), cwd)))
+    except KeyboardInterrupt:
+        print("\nshellgate run: interrupted; the command was stopped", file=sys.stderr)
+        return 130
+    return _report(result, args.json_events)
+
+
+def _report(result: object, json_events: bool) -> int:
+    from shellgate.exec.denial import Outcome
+    from shellgate.exec.orchestrator import ExecResult, Status
+
+    assert isinstance(result, ExecResult)
+    timed_out = bool(result.attempts) and result.attempts[-1].outcome is Outcome.TIMED_OUT
+    code = {
+        Status.FORBIDDEN: EXIT_FORBIDDEN,
+        Status.DENIED: EXIT_DENIED,
+        Status.ABORTED: EXIT_ABORTED,
+        Status.SANDBOX_ERROR: EXIT_SANDBOX_ERROR,
+    }.get(result.status)
+    if code is None:
+        code = EXIT_TIMEOUT if timed_out else (result.exit_code or 0)
+    if json_events:
+        sys.stdout.write(json.dumps({
+            "event": "result", "status": result.status.value, "exit_code": result.exit_code,
+            "exit_status": code, "stdout": result.stdout, "stderr": result.stderr,
+            "reason": result.reason, "notes": list(result.notes),
+            "attempts": [{"sandboxed": a.sandboxed, "outcome": a.outcome.value,
+                          "exit_code": a.exit_code, "permission": a.permission}
+                         for a in result.attempts],
+        }, ensure_ascii=False) + "\n")  # fmt: skip
+        return code
+    sys.stdout.write(result.stdout)
+    sys.stdout.flush()
+    sys.stderr.write(result.stderr)
+    for note in result.notes:
+        print(f"shellgate: {note}", file=sys.stderr)
+    if result.status is not Status.COMPLETED:
+        print(f"shellgate: {result.status.value}: {result.reason}", file=sys.stderr)
+    elif timed_out:
+        print("shellgate: the command timed out and was stopped", file=sys.stderr)
+    elif result.attempts and result.attempts[-1].outcome.is_denial:
+        print(f"shellgate: the sandbox denied it: {result.reason}", file=sys.stderr)
+    return code

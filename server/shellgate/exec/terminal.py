@@ -1,0 +1,150 @@
+"""The terminal approver: Codex's approval overlay as a question on the terminal (C.9).
+
+Keys: y (yes, once), p (yes, and don't ask again for the prefix / allow the host), a (yes for
+this session), d (no, continue / block the host), Esc or n (no, and stop). Digits pick by number.
+Untrusted text (the command, the model's justification, a host) is shown escaped: no terminal
+control sequences or bidirectional overrides reach the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import termios
+import tty
+from collections.abc import Iterator
+from typing import TextIO
+
+from shellgate.approval.review import ReviewDecision
+from shellgate.exec.approver import Answer, ApprovalRequest, Choice
+
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def escape_untrusted(text: str) -> str:
+    """Printable as is; controls and bidi overrides as visible escapes (`\\x1b`, `\\u202e`)."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\x{code:02x}")
+        elif ch in _BIDI:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def render(request: ApprovalRequest) -> str:
+    from shellgate.rules.shlex_rs import join
+
+    lines = [request.title, ""]
+    if request.reason:
+        lines.append(f"  Reason: {escape_untrusted(request.reason)}")
+    lines.append(f"  $ {escape_untrusted(join(request.command))}")
+    lines.append(f"    in {escape_untrusted(request.cwd)}")
+    for rule in request.matched_rules:
+        where = rule.source or "heuristics"
+        lines.append(f"  Rule: {rule.decision} `{escape_untrusted(join(rule.prefix))}` ({where})")
+    if request.amendment_text:
+        lines.append(f"  Would add: {escape_untrusted(request.amendment_text)}")
+    if request.retry_permission:
+        lines.append(f"  Retry with: {escape_untrusted(request.retry_permission)}")
+    for note in request.notes:
+        lines.append(f"  Note: {escape_untrusted(note)}")
+    lines.append("")
+    for i, choice in enumerate(request.choices, 1):
+        key = "Esc/n" if choice.key == "n" else choice.key
+        lines.append(f"  {i}. {escape_untrusted(choice.label)}  [{key}]")
+    return "\n".join(lines) + "\n"
+
+
+def pick(request: ApprovalRequest, key: str) -> Choice | None:
+    """The choice a key press (or a typed line) selects, None when it selects nothing."""
+    k = key.strip().lower() if key not in ("\x1b", "\x1b\n") else "n"
+    if k in ("esc", "escape"):
+        k = "n"
+    if k.isdigit() and 1 <= int(k) <= len(request.choices):
+        return request.choices[int(k) - 1]
+    return next((c for c in request.choices if c.key == k), None)
+
+
+@contextlib.contextmanager
+def _cbreak(fd: int) -> Iterator[bool]:
+    if not os.isatty(fd):
+        yield False
+        return
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        yield True
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+class TerminalApprover:
+    """Asks on a terminal: one key press on a tty, one line otherwise. EOF means no."""
+
+    def __init__(self, infile: TextIO | None = None, outfile: TextIO | None = None) -> None:
+        self.infile = infile or sys.stdin
+        self.outfile = outfile or sys.stderr
+        self._lock = asyncio.Lock()  # one question on the screen at a time
+        self._pending = b""  # typed ahead: the answers to the next questions
+
+    async def request_approval(self, request: ApprovalRequest) -> Answer:
+        async with self._lock:
+            self.outfile.write("\n" + render(request))
+            fd = self.infile.fileno()
+            with _cbreak(fd) as raw:
+                while True:
+                    self.outfile.write("  Press a key: " if raw else "  Answer (key or number): ")
+                    self.outfile.flush()
+                    got = await self._read(fd, raw)
+                    if got is None:  # EOF: nobody can answer
+                        self.outfile.write("\n")
+                        return Answer(
+                            ReviewDecision.DENIED
+                            if any(c.decision is ReviewDecision.DENIED for c in request.choices)
+                            else ReviewDecision.ABORT
+                        )
+                    choice = pick(request, got)
+                    if raw:
+                        self.outfile.write("\n")
+                    if choice is not None:
+                        self.outfile.write(f"  -> {choice.label}\n")
+                        self.outfile.flush()
+                        return Answer.of(choice)
+                    self.outfile.write("  Not one of the choices.\n")
+
+    async def _read(self, fd: int, raw: bool) -> str | None:
+        """Read without blocking the event loop (so a timeout can cancel the question)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if raw and self._pending:
+                first, self._pending = self._pending[:1], b""  # Esc sequences: first byte only
+                return first.decode(errors="replace")
+            if not raw and b"\n" in self._pending:
+                line, self._pending = self._pending.split(b"\n", 1)
+                return line.decode(errors="replace")
+            ready: asyncio.Future[None] = loop.create_future()
+            loop.add_reader(fd, _wake, ready)
+            try:
+                await ready
+            finally:
+                loop.remove_reader(fd)
+            chunk = os.read(fd, 256)
+            if not chunk:
+                rest, self._pending = self._pending, b""
+                return rest.decode(errors="replace") or None
+            self._pending += chunk
+
+
+def _wake(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
