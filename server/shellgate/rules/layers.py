@@ -12,7 +12,6 @@ span and gets its layer's name, so explanations can say where a decision came fr
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -94,13 +93,6 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
 
     policy = Policy()
     for layer in layers:
-        if not layer.files:
-            continue
-        loaded = load_policy(list(layer.files))
-        tagged = Policy(
-            (dataclasses.replace(r, layer=layer.name) for r in loaded.rules),
-            loaded.network_rules,
-            loaded.host_executables,
-        )
-        policy = policy.merge(tagged)
+        if layer.files:
+            policy = policy.merge(load_policy(list(layer.files), layer=layer.name))
     return policy
