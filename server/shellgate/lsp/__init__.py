@@ -1,1 +1,1 @@
-"""lsp stage."""
+"""The language server: pygls wiring over the library (see `server.py` for every feature)."""

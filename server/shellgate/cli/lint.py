@@ -1,0 +1,69 @@
+"""`shellgate lint PATH... [--format text|json|sarif]`: the editor's diagnostics, for CI.
+
+Exit status: 0 when no error (warnings and hints are fine), 1 when any file has an error,
+2 on usage errors. Directories are searched for `*.rules` files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _paths(raw: list[str]) -> list[str] | str:
+    out: list[str] = []
+    for item in raw:
+        p = Path(item)
+        if p.is_dir():
+            out += sorted(str(f) for f in p.rglob("*.rules") if f.is_file())
+        elif p.exists() or p.is_symlink():
+            out.append(item)
+        else:
+            return f"shellgate lint: {item}: no such file or directory"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="shellgate lint",
+        description="Check .rules files: Codex's own errors plus warnings beyond Codex.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a .rules file or a folder")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    args = parser.parse_args(argv)
+    paths = _paths(args.paths)
+    if isinstance(paths, str):
+        print(paths, file=sys.stderr)
+        return 2
+
+    from shellgate.explain import explain
+    from shellgate.lint.analyze import analyze_file
+    from shellgate.lint.check_eval import check_findings
+    from shellgate.lint.finding import Finding, Severity
+    from shellgate.lint.output import as_json, as_sarif, as_text
+    from shellgate.rules.decision import Decision
+    from shellgate.rules.policy import Policy
+
+    findings: list[Finding] = []
+    for path in paths:
+        analysis = analyze_file(os.fspath(path))
+        findings += analysis.findings
+        if analysis.checks:
+            policy = Policy(analysis.rules, host_executables=analysis.host_executables)
+
+            def decide(command: str, policy: Policy = policy) -> Decision | None:
+                return explain(command, policy=policy).decision
+
+            findings += check_findings(analysis.checks, decide)
+    findings.sort(key=lambda f: (f.span.path, f.span.line, f.span.column))
+    render = {"text": as_text, "json": as_json, "sarif": as_sarif}[args.format]
+    sys.stdout.write(render(findings))
+    if args.format == "text" and findings:
+        errors = sum(f.severity is Severity.ERROR for f in findings)
+        print(
+            f"{len(paths)} file(s), {errors} error(s), {len(findings) - errors} other",
+            file=sys.stderr,
+        )
+    return 1 if any(f.severity is Severity.ERROR for f in findings) else 0

@@ -1,0 +1,26 @@
+"""`shellgate serve`: the language server over stdio."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="shellgate serve",
+        description="Run the ShellGate language server over stdio (for editors).",
+    )
+    parser.add_argument("--stdio", action="store_true", help="accepted for editors; the default")
+    parser.parse_args(argv)
+    # stdout is the protocol stream: keep the real one for pygls and send any stray print()
+    # (ours or a library's) to stderr, where the client shows it in its log.
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+    from shellgate.lsp.server import build_server
+
+    build_server().start_io(sys.stdin.buffer, protocol_out)
+    return 0

@@ -1,0 +1,127 @@
+"""One rules file, analysed: Codex's verdict on it plus every check beyond Codex."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from shellgate.lint.check_comments import CheckComment, find_check_comments
+from shellgate.lint.codex_errors import codex_findings
+from shellgate.lint.evasion import evasion_findings
+from shellgate.lint.examples import EXAMPLE_CODES, example_findings
+from shellgate.lint.finding import Finding, Severity
+from shellgate.lint.hygiene import hygiene_findings
+from shellgate.lint.model import RuleCall
+from shellgate.lint.overlap import overlap_findings
+from shellgate.lint.runners import runner_findings
+from shellgate.rules.errors import RulesError
+from shellgate.rules.loader import ParsedFile, parse_text, read_rules_file
+from shellgate.rules.policy import Policy
+from shellgate.rules.rule import NetworkRule, PrefixRule
+from shellgate.rules.syntax import Call
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FileAnalysis:
+    path: str
+    text: str
+    lines: list[str]  # split as LSP splits (\n, \r\n, \r)
+    digest: str
+    error: RulesError | None
+    calls: tuple[Call, ...]  # every builtin call
+    rule_calls: tuple[RuleCall, ...]  # prefix_rule calls with the rules each produced
+    rules: tuple[PrefixRule, ...]
+    host_executables: Mapping[str, tuple[str, ...]]
+    network_rules: tuple[NetworkRule, ...]
+    findings: tuple[Finding, ...]
+    checks: tuple[CheckComment, ...] = field(default=())
+
+
+def split_lines(text: str) -> list[str]:
+    return _LINE_BREAK.split(text)
+
+
+def digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _rule_calls(parsed: ParsedFile) -> list[RuleCall]:
+    by_start: dict[tuple[int, int], list[PrefixRule]] = {}
+    for rule in parsed.rules:
+        if rule.span is not None:
+            by_start.setdefault((rule.span.line, rule.span.column), []).append(rule)
+    return [
+        (call, tuple(by_start.get((call.span.line, call.span.column), ())))
+        for call in parsed.calls
+        if call.callee == "prefix_rule"
+    ]
+
+
+def analyze(text: str, path: str) -> FileAnalysis:
+    """Everything lint says about one file's text. Never raises for any text."""
+    parsed = parse_text(text, path)
+    return _analysis(text, path, parsed)
+
+
+def analyze_file(path: str) -> FileAnalysis:
+    """The same for a file on disk; unreadable and non-UTF-8 files are an error finding."""
+    try:
+        text = read_rules_file(path)
+    except RulesError as err:
+        empty = ParsedFile(path, (), (), {}, (), err)
+        return _analysis("", path, empty)
+    return analyze(text, path)
+
+
+def _analysis(text: str, path: str, parsed: ParsedFile) -> FileAnalysis:
+    lines = split_lines(text)
+    rule_calls = _rule_calls(parsed)
+    findings: list[Finding] = []
+    err = parsed.error
+    if err is not None:
+        codex = codex_findings(err, lines, len(parsed.rules), parsed.calls)
+        findings += codex
+        if err.code in EXAMPLE_CODES:
+            seen = {(f.span.line, f.span.column) for f in codex}
+            findings += [
+                f
+                for f in example_findings(rule_calls, parsed.host_executables, lines)
+                if (f.span.line, f.span.column) not in seen
+            ]
+    if parsed.rules:
+        policy = Policy(parsed.rules, host_executables=parsed.host_executables)
+        findings += overlap_findings(rule_calls, lines)
+        findings += runner_findings(rule_calls)
+        findings += hygiene_findings(rule_calls)
+        findings += evasion_findings(rule_calls, policy, lines)
+    checks = tuple(find_check_comments(text, path))
+    for check in checks:
+        if check.bad_expectation is not None:
+            findings.append(
+                Finding(
+                    "check-bad-expectation",
+                    Severity.ERROR,
+                    f"`=> {check.bad_expectation}` names no decision "
+                    "(expected allow, prompt or forbidden)",
+                    check.span,
+                )
+            )
+    findings.sort(key=lambda f: (f.span.line, f.span.column))
+    return FileAnalysis(
+        path=path,
+        text=text,
+        lines=lines,
+        digest=digest(text),
+        error=err,
+        calls=parsed.calls,
+        rule_calls=tuple(rule_calls),
+        rules=parsed.rules,
+        host_executables=parsed.host_executables,
+        network_rules=parsed.network_rules,
+        findings=tuple(findings),
+        checks=checks,
+    )

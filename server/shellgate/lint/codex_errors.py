@@ -1,0 +1,65 @@
+"""Codex's own verdict on a file, as findings: its error where it points, plus the file-level
+consequence (Codex then ignores every rule, of this file and of every other)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from shellgate.lint.did_you_mean import suggest_decision
+from shellgate.lint.finding import Edit, Finding, Fix, Severity
+from shellgate.lint.model import text
+from shellgate.rules.errors import RulesError
+from shellgate.rules.source import SourceSpan
+from shellgate.rules.syntax import Call
+
+_INVALID_DECISION = "invalid decision: "
+
+
+def error_span(err: RulesError) -> SourceSpan:
+    if err.line <= 0:
+        return SourceSpan(err.path, 1, 1, 1, 1)
+    end_line, end_col = err.end_line, err.end_column
+    if (end_line, end_col) <= (err.line, err.column):
+        end_line, end_col = err.line, err.column + 1
+    return SourceSpan(err.path, err.line, err.column, end_line, end_col)
+
+
+def _value_span(span: SourceSpan, calls: Sequence[Call]) -> SourceSpan:
+    """The error may cover `name = value`: the value is what a fix replaces."""
+    for call in calls:
+        if call.span.line > span.line or call.span.end_line < span.line:
+            continue
+        for argument in call.arguments:
+            if argument.span == span or argument.value_span == span:
+                return argument.value_span
+    return span
+
+
+def codex_findings(
+    err: RulesError, lines: Sequence[str], rule_count: int, calls: Sequence[Call]
+) -> list[Finding]:
+    span = error_span(err)
+    message = err.message
+    fixes: tuple[Fix, ...] = ()
+    if err.message.startswith(_INVALID_DECISION):
+        raw = err.message[len(_INVALID_DECISION) :]
+        better = suggest_decision(raw)
+        if better is not None:
+            message += f' (did you mean "{better}"?)'
+            value = _value_span(span, calls)
+            source = text(lines, value)
+            if source[:1] in "\"'" and source[-1:] == source[:1]:
+                edit = Edit(value, json.dumps(better))
+                fixes = (Fix(f'Change to "{better}"', (edit,), preferred=True),)
+    first = SourceSpan(err.path, 1, 1, 1, max(1, len(lines[0]) + 1 if lines else 1))
+    counted = f"its {rule_count} rules" if rule_count else "all its rules"
+    refused = Finding(
+        "file-refused",
+        Severity.ERROR,
+        f"Codex refuses this whole file: {counted} are ignored, and so are the rules of every "
+        f"other file it loads with it (line {err.line}: {err.message})",
+        first,
+        related=((span, "the error"),),
+    )
+    return [Finding(err.code, Severity.ERROR, message, span, fixes), refused]

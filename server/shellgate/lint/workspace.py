@@ -1,0 +1,80 @@
+"""The Codex layers in scope, merged as Codex merges them, for questions across files.
+
+Codex loads every layer's `rules/*.rules` into one policy, and refuses all of it when any file
+fails. `MergedPolicy` keeps both views: the rules of the files that load (what they decide once
+the broken files are fixed) and the files that fail (why Codex, today, runs with no rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from shellgate.lint.analyze import FileAnalysis
+from shellgate.rules.errors import RulesError
+from shellgate.rules.layers import LayerKind, RulesLayer, discover_layers
+from shellgate.rules.policy import Policy
+
+
+@dataclass(frozen=True, slots=True)
+class LayerFile:
+    path: str
+    layer: str  # "user", "project", "open file", ...
+
+
+@dataclass(frozen=True, slots=True)
+class MergedPolicy:
+    policy: Policy
+    files: tuple[LayerFile, ...]
+    broken: tuple[tuple[LayerFile, RulesError], ...]
+
+    def layer_of(self, path: str) -> str | None:
+        for f in self.files:
+            if f.path == path:
+                return f.layer
+        return None
+
+
+def discover_layer_files(
+    *, codex_home: Path | None, project_roots: Sequence[Path], extra: Iterable[Path] = ()
+) -> list[LayerFile]:
+    """Codex's layers (user, then each trusted project, then extra files), deduplicated.
+
+    A layer folder that cannot be listed is skipped here: the loader reports it when it
+    matters, and the editor must keep working.
+    """
+    layers: list[RulesLayer] = []
+    roots: list[Path | None] = list(project_roots) or [None]
+    for i, root in enumerate(roots):
+        try:
+            found = discover_layers(
+                codex_home=codex_home,
+                project=root,
+                extra_rules=[str(p) for p in extra] if i == len(roots) - 1 else (),
+            )
+        except RulesError:
+            continue
+        layers.extend(found if i == 0 else [x for x in found if x.kind is not LayerKind.USER])
+    files: list[LayerFile] = []
+    seen: set[str] = set()
+    for layer in layers:
+        for path in layer.files:
+            if path not in seen:
+                seen.add(path)
+                files.append(LayerFile(path, layer.name))
+    return files
+
+
+def merge_files(analyses: Sequence[tuple[LayerFile, FileAnalysis]]) -> MergedPolicy:
+    policy = Policy()
+    broken: list[tuple[LayerFile, RulesError]] = []
+    for layer_file, analysis in analyses:
+        if analysis.error is not None:
+            broken.append((layer_file, analysis.error))
+        for rule in analysis.rules:
+            policy.add_rule(rule if rule.layer else replace(rule, layer=layer_file.layer))
+        for name, paths in analysis.host_executables.items():
+            policy.set_host_executable(name, paths)
+        policy.network_rules.extend(analysis.network_rules)
+    return MergedPolicy(policy, tuple(f for f, _ in analyses), tuple(broken))

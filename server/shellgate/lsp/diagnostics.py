@@ -1,0 +1,149 @@
+"""Diagnostics: pulled by clients that can (LSP 3.17), pushed to the others.
+
+Push is debounced per document and always reports the analysis of the latest text, so a
+burst of edits ends in one publish for the final version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as T
+
+from shellgate.lint.analyze import FileAnalysis
+from shellgate.lint.finding import Finding
+from shellgate.lsp.convert import SEVERITY, to_range
+
+if TYPE_CHECKING:
+    from shellgate.lsp.server import ShellGateServer
+
+log = logging.getLogger("shellgate.lsp")
+
+PUSH_DELAY = 0.03  # seconds of quiet before a push: coalesces keystrokes, unnoticeable
+UNNECESSARY = {"duplicate-rule", "redundant-rule", "shadowed-rule"}
+
+
+def _client_caps(ls: ShellGateServer) -> tuple[bool, bool]:
+    """(related information, tags) as the client supports them."""
+    td = ls.client_capabilities.text_document
+    if td is None:
+        return False, False
+    if ls.session.supports_pull and td.diagnostic is not None:
+        d = td.diagnostic
+        return bool(d.related_information), d.tag_support is not None
+    p = td.publish_diagnostics
+    if p is None:
+        return False, False
+    return bool(p.related_information), p.tag_support is not None
+
+
+def to_lsp(ls: ShellGateServer, uri: str, analysis: FileAnalysis) -> list[T.Diagnostic]:
+    enc = str(ls.workspace.position_encoding or "utf-16")
+    related_ok, tags_ok = _client_caps(ls)
+    lines = analysis.lines
+    out: list[T.Diagnostic] = []
+    for f in analysis.findings:
+        out.append(_one(f, uri, lines, enc, related_ok, tags_ok))
+    return out
+
+
+def _one(
+    f: Finding, uri: str, lines: list[str], enc: str, related_ok: bool, tags_ok: bool
+) -> T.Diagnostic:
+    related = None
+    if related_ok and f.related:
+        related = [
+            T.DiagnosticRelatedInformation(T.Location(uri, to_range(lines, span, enc)), text)
+            for span, text in f.related
+        ]
+    return T.Diagnostic(
+        range=to_range(lines, f.span, enc),
+        message=f.message,
+        severity=SEVERITY[f.severity],
+        code=f.code,
+        source="shellgate",
+        related_information=related,
+        tags=[T.DiagnosticTag.Unnecessary] if tags_ok and f.code in UNNECESSARY else None,
+    )
+
+
+def result_id(ls: ShellGateServer, analysis: FileAnalysis) -> str:
+    return f"{ls.session.generation}:{analysis.digest}"
+
+
+def register(server: ShellGateServer) -> None:
+    pending: dict[str, asyncio.Task[None]] = {}
+
+    @server.feature(
+        T.TEXT_DOCUMENT_DIAGNOSTIC,
+        T.DiagnosticOptions(
+            identifier="shellgate", inter_file_dependencies=True, workspace_diagnostics=False
+        ),
+    )
+    async def pull(
+        ls: ShellGateServer, params: T.DocumentDiagnosticParams
+    ) -> T.FullDocumentDiagnosticReport | T.UnchangedDocumentDiagnosticReport:
+        uri = params.text_document.uri
+        analysis = await ls.session.analysis_async(uri)
+        if analysis is None:
+            return T.FullDocumentDiagnosticReport(items=[])
+        rid = result_id(ls, analysis)
+        if params.previous_result_id == rid:
+            return T.UnchangedDocumentDiagnosticReport(result_id=rid)
+        return T.FullDocumentDiagnosticReport(items=to_lsp(ls, uri, analysis), result_id=rid)
+
+    async def push_later(ls: ShellGateServer, uri: str) -> None:
+        await asyncio.sleep(PUSH_DELAY)
+        analysis = await ls.session.analysis_async(uri)
+        doc = ls.session.open_document(uri)
+        if analysis is None or doc is None:
+            return
+        ls.text_document_publish_diagnostics(
+            T.PublishDiagnosticsParams(uri, to_lsp(ls, uri, analysis), version=doc.version)
+        )
+
+    def schedule(ls: ShellGateServer, uri: str) -> None:
+        if ls.session.supports_pull:
+            return
+        old = pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        task = asyncio.get_running_loop().create_task(push_later(ls, uri))
+        pending[uri] = task
+        task.add_done_callback(lambda t: pending.pop(uri, None) if pending.get(uri) is t else None)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ShellGateServer, params: T.DidOpenTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ShellGateServer, params: T.DidChangeTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: ShellGateServer, params: T.DidSaveTextDocumentParams) -> None:
+        schedule(ls, params.text_document.uri)
+
+    @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ShellGateServer, params: T.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        task = pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.session.forget(uri)
+        if not ls.session.supports_pull:
+            ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, []))
+
+    def refresh() -> None:
+        # Rules on disk changed: the merged layers feed `# check:` diagnostics.
+        if server.session.supports_pull:
+            ws = server.client_capabilities.workspace
+            if ws is not None and ws.diagnostics is not None and ws.diagnostics.refresh_support:
+                server.workspace_diagnostic_refresh(None)
+            return
+        for uri in list(server.workspace.text_documents):
+            schedule(server, uri)
+
+    server.session.listeners.append(refresh)

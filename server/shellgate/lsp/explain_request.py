@@ -1,0 +1,67 @@
+"""Custom request `shellgate/explain`: the explain JSON for a command, for editor commands.
+
+Params (camelCase): `command` (argv list, or a string run as `bash -lc`), or `script`; then
+optional `cwd`, `approvalPolicy` (name or {"granular": {...}}), `sandbox`. The rules are the
+merged layers the server sees (open documents included). Bad params are an InvalidParams error
+with a message for the user.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from shellgate.explain import to_json
+from shellgate.lsp.tracing import context_for, trace
+
+if TYPE_CHECKING:
+    from shellgate.lsp.server import ShellGateServer
+
+METHOD = "shellgate/explain"
+
+
+def _field(params: Any, name: str) -> Any:
+    if isinstance(params, dict):
+        return params.get(name)
+    return getattr(params, name, None)
+
+
+def parse_command(params: Any) -> list[str] | str:
+    command = _field(params, "command")
+    script = _field(params, "script")
+    if isinstance(script, str) and script.strip():
+        return script
+    if isinstance(command, str) and command.strip():
+        return command
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        return list(command)
+    raise JsonRpcInvalidParams(
+        "shellgate/explain needs `command` (a non-empty list of strings or a string) or `script`"
+    )
+
+
+def register(server: ShellGateServer) -> None:
+    @server.feature(METHOD)
+    async def explain_request(ls: ShellGateServer, params: Any) -> dict[str, Any]:
+        command = parse_command(params)
+        try:
+            context = context_for(
+                ls.session.settings, _field(params, "approvalPolicy"), _field(params, "sandbox")
+            )
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        cwd = _field(params, "cwd")
+        merged = await ls.session.merged_async()
+        result = to_json(trace(command, merged, context, cwd if isinstance(cwd, str) else None))
+        for _, err in merged.broken:  # Codex would run with no rules at all: say so
+            result.setdefault("warnings", []).append(
+                {
+                    "code": "rules-refused",
+                    "message": f"Codex refuses to load the rules: {err}; until that is fixed it "
+                    "runs with none of them",
+                    "segment": None,
+                    "inner_command": None,
+                }
+            )
+        return result

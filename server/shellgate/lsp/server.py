@@ -1,0 +1,63 @@
+"""The ShellGate language server: every feature registered here, in one readable place.
+
+Each feature is a module with `register(server)`: a thin adapter from LSP types to the
+library (`shellgate.lint`, `shellgate.explain`, `shellgate.rules`). The session (documents,
+settings, the merged Codex layers) lives in `session.py`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+
+from shellgate import __version__
+from shellgate.lsp import logs
+from shellgate.lsp.session import Session
+
+log = logging.getLogger("shellgate.lsp")
+
+FEATURES = (
+    "shellgate.lsp.lifecycle",  # initialize options, workspace roots
+    "shellgate.lsp.watch",  # rules files on disk: client events or watchfiles
+    "shellgate.lsp.diagnostics",  # pull when the client can, push otherwise
+    "shellgate.lsp.hover",
+    "shellgate.lsp.completion",
+    "shellgate.lsp.actions",  # quick fixes, "add a not_match example"
+    "shellgate.lsp.symbols",  # the rules as an outline
+    "shellgate.lsp.check_hints",  # `# check:` decisions as inlay hints or code lenses
+    "shellgate.lsp.explain_request",  # custom request shellgate/explain
+)
+
+# Engineer D's features: editor approvals and running commands through the chain.
+OPTIONAL_FEATURES = ("shellgate.lsp.approvals", "shellgate.lsp.run_command")
+
+
+class ShellGateServer(LanguageServer):
+    def __init__(self) -> None:
+        # Threaded handlers share this pool with the stdio reader: keep spare workers.
+        super().__init__(
+            "shellgate",
+            __version__,
+            text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+            max_workers=8,
+        )
+        self.session = Session()
+
+
+def build_server() -> ShellGateServer:
+    server = ShellGateServer()
+    logs.install(server)
+    for name in FEATURES:
+        importlib.import_module(name).register(server)
+    for name in OPTIONAL_FEATURES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(server)
+    return server

@@ -1,0 +1,55 @@
+"""Explain traces for the editor: a command under the merged layers and the session's context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
+from shellgate.explain import Explanation, explain, render_text
+from shellgate.lint.workspace import MergedPolicy
+from shellgate.lsp.session import Settings
+
+
+def context_for(
+    settings: Settings, approval_policy: object = None, sandbox: object = None
+) -> ExecContext:
+    """Raises ValueError with a user-facing message on a bad policy or sandbox name."""
+    policy = ApprovalPolicy.parse(approval_policy or settings.approval_policy)
+    raw_sandbox = str(sandbox or settings.sandbox)
+    try:
+        mode = SandboxMode(raw_sandbox)
+    except ValueError:
+        choices = ", ".join(m.value for m in SandboxMode)
+        raise ValueError(f"unknown sandbox {raw_sandbox!r} (one of {choices})") from None
+    return ExecContext(approval_policy=policy, sandbox=mode)
+
+
+def trace(
+    command: Sequence[str] | str,
+    merged: MergedPolicy,
+    context: ExecContext,
+    cwd: str | None = None,
+) -> Explanation:
+    files = tuple((f.path, f.layer) for f in merged.files)
+    return explain(command, policy=merged.policy, context=context, cwd=cwd, rules_files=files)
+
+
+def refusal_note(merged: MergedPolicy) -> str | None:
+    """Codex refuses every rule when one file fails: say so above any answer."""
+    if not merged.broken:
+        return None
+    _, err = merged.broken[0]
+    more = f" (and {len(merged.broken) - 1} more)" if len(merged.broken) > 1 else ""
+    return (
+        f"**Codex refuses to load the rules today**: `{err}`{more}. Until that is fixed it runs "
+        "with none of them; below is what the rules decide once it loads."
+    )
+
+
+def markdown_trace(ex: Explanation, merged: MergedPolicy) -> str:
+    parts = []
+    note = refusal_note(merged)
+    if note:
+        parts.append(note)
+    parts.append("```text\n" + render_text(ex).rstrip("\n") + "\n```")
+    return "\n\n".join(parts)

@@ -1,0 +1,106 @@
+"""Rules files on disk, watched: the client's file events when it offers them, else watchfiles.
+
+`$CODEX_HOME` usually lies outside the workspace, where clients do not watch, so it is always
+watched here; the project's `.codex/rules` through the client when it can register watchers.
+Every change drops the merged layers and tells the features (diagnostics, hints) to refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as T
+
+if TYPE_CHECKING:
+    from shellgate.lsp.server import ShellGateServer
+
+log = logging.getLogger("shellgate.lsp")
+
+REGISTRATION_ID = "shellgate-rules-watch"
+
+
+def choose(ls: ShellGateServer, caps: T.ClientCapabilities) -> None:
+    ws = caps.workspace
+    dyn = ws.did_change_watched_files if ws is not None else None
+    ls.session.client_watches = bool(dyn is not None and dyn.dynamic_registration)
+
+
+def _watched_dirs(ls: ShellGateServer) -> list[Path]:
+    session = ls.session
+    dirs: list[Path] = []
+    home = session.settings.codex_home
+    if home is not None and home.is_dir():
+        dirs.append(home)
+    if not session.client_watches:
+        for root in session.roots:
+            dot = root / ".codex"
+            target = dot if dot.is_dir() else root
+            if target.is_dir():
+                dirs.append(target)
+    return dirs
+
+
+async def start(ls: ShellGateServer) -> None:
+    session = ls.session
+    if session.client_watches:
+        watcher = T.FileSystemWatcher(glob_pattern="**/*.rules")
+        try:
+            await ls.client_register_capability_async(
+                T.RegistrationParams(
+                    [
+                        T.Registration(
+                            id=REGISTRATION_ID,
+                            method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=T.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[watcher]
+                            ),
+                        )
+                    ]
+                )
+            )
+        except Exception as exc:  # the client refused: watch ourselves
+            log.info("client file watching unavailable (%s); using watchfiles", exc)
+            session.client_watches = False
+    dirs = _watched_dirs(ls)
+    if dirs:
+        session.watch_task = asyncio.create_task(_run(ls, dirs))
+
+
+def _is_rules(_change: object, path: str) -> bool:
+    return path.endswith(".rules") or path.endswith("/rules")
+
+
+async def _run(ls: ShellGateServer, dirs: list[Path]) -> None:
+    from watchfiles import awatch
+
+    log.info("watching %s", ", ".join(map(str, dirs)))
+    try:
+        async for changes in awatch(
+            *dirs, watch_filter=_is_rules, debounce=100, step=50, stop_event=ls.session.stop
+        ):
+            log.info("rules changed on disk: %s", ", ".join(sorted({p for _, p in changes})))
+            ls.session.rules_changed()
+    except Exception as exc:  # a vanished folder, inotify limits: keep serving without it
+        log.warning("file watching stopped: %s", exc)
+
+
+def on_client_event(ls: ShellGateServer, params: T.DidChangeWatchedFilesParams) -> None:
+    if any(c.uri.endswith(".rules") for c in params.changes):
+        ls.session.rules_changed()
+
+
+def register(server: ShellGateServer) -> None:
+    server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)(on_client_event)
+
+
+def stop(ls: ShellGateServer) -> None:
+    ls.session.stop.set()
+    task = ls.session.watch_task
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(Exception):
+            ls.session.watch_task = None

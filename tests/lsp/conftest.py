@@ -1,0 +1,119 @@
+"""pytest-lsp harness: the real `shellgate serve` process, driven under the client
+capabilities captured from real VS Code (code-server 1.100.3: pull diagnostics, inlay hints,
+dynamic file watching) and from Neovim 0.7.2 (push diagnostics, no inlay hints)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest_lsp
+from lsprotocol import types as T
+from lsprotocol.converters import get_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+CAPS = Path(__file__).parent / "capabilities"
+PROFILES = ["code-server-1.100.3", "neovim-0.7.2"]
+SERVER = [sys.executable, "-m", "shellgate", "serve"]
+
+
+def capabilities(profile: str) -> T.ClientCapabilities:
+    raw = json.loads((CAPS / f"{profile}.json").read_text())["capabilities"]
+    return get_converter().structure(raw, T.ClientCapabilities)
+
+
+class Env:
+    """Where a test's files live: an empty $CODEX_HOME and a project folder."""
+
+    def __init__(self, root: Path, profile: str) -> None:
+        self.profile = profile
+        self.home = root / "codex-home"
+        (self.home / "rules").mkdir(parents=True)
+        self.project = root / "project"
+        (self.project / ".codex" / "rules").mkdir(parents=True)
+        self.pull = profile.startswith("code-server")
+        self.versions: dict[str, int] = {}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> Any:
+    env = Env(tmp_path, request.param)
+    lsp_client.env = env  # type: ignore[attr-defined]
+
+    @lsp_client.feature(T.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: T.RegistrationParams) -> None:
+        return None
+
+    @lsp_client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
+    def _inlay_refresh(params: None) -> None:
+        return None
+
+    @lsp_client.feature(T.WORKSPACE_CODE_LENS_REFRESH)
+    def _lens_refresh(params: None) -> None:
+        return None
+
+    await lsp_client.initialize_session(
+        T.InitializeParams(
+            capabilities=capabilities(request.param),
+            root_uri=env.project.as_uri(),
+            workspace_folders=[T.WorkspaceFolder(env.project.as_uri(), "project")],
+            initialization_options={"codexHome": str(env.home)},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def env_of(client: LanguageClient) -> Env:
+    env: Env = client.env  # type: ignore[attr-defined]
+    return env
+
+
+def open_doc(client: LanguageClient, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    env_of(client).versions[uri] = 1
+    client.text_document_did_open(
+        T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "codex-rules", 1, text))
+    )
+    return uri
+
+
+def replace_all(client: LanguageClient, uri: str, text: str) -> None:
+    versions = env_of(client).versions
+    versions[uri] += 1
+    client.text_document_did_change(
+        T.DidChangeTextDocumentParams(
+            T.VersionedTextDocumentIdentifier(versions[uri], uri),
+            [T.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+
+
+async def diagnostics(client: LanguageClient, uri: str, timeout: float = 20) -> list[T.Diagnostic]:
+    """The diagnostics of the document's latest version, pulled or pushed per the profile."""
+    env = env_of(client)
+    if env.pull:
+        report = await client.text_document_diagnostic_async(
+            T.DocumentDiagnosticParams(T.TextDocumentIdentifier(uri))
+        )
+        assert report.kind == "full"
+        return list(report.items)
+    want = env.versions.get(uri)
+    async with asyncio.timeout(timeout):
+        while True:
+            params = await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == uri and (want is None or params.version == want):
+                return list(params.diagnostics)
+
+
+async def hover(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    result = await client.text_document_hover_async(
+        T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(line, character))
+    )
+    if result is None:
+        return None
+    assert isinstance(result.contents, T.MarkupContent)
+    return result.contents.value
