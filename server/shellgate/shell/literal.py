@@ -14,6 +14,7 @@ errors. Nothing here raises.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from shellgate.shell.split import (
 # Longer scripts are treated as opaque: bashlex is a pure-Python LALR parser and this keeps
 # the worst case bounded.
 MAX_SCRIPT_CHARS = 100_000
+_QUOTED_HEREDOC = re.compile(r"""(<<-?[ \t]*)(['"])([A-Za-z0-9_.-]+)\2""")
 
 
 def parse_shell_lc_literal_commands(argv: Sequence[str]) -> list[list[str]] | None:
@@ -63,7 +65,11 @@ def parse_script(script: str) -> list[Any] | None:
         return None
     import bashlex  # lazy: only non-plain scripts need the full parser
 
-    for text in (script, script + "\n"):  # bashlex wants a newline after a heredoc's end
+    # Work around two bashlex heredoc bugs: it wants a newline after the closing delimiter,
+    # and it looks for a quoted delimiter (`<<'EOF'`) with its quotes. The rewrite keeps
+    # every position, so words are still read from the original source.
+    unquoted = _QUOTED_HEREDOC.sub(lambda m: m[1] + m[3] + "  ", script)
+    for text in dict.fromkeys((script, script + "\n", unquoted, unquoted + "\n")):
         try:
             return list(bashlex.parse(text))
         except Exception:  # ParsingError, NotImplementedError, RecursionError, ...

@@ -1,0 +1,251 @@
+"""Commands hidden from Codex's rules, for explain's warnings (beyond Codex).
+
+Codex matches rules against a command's words. A rule for `rm` does not see the `rm` in
+`timeout 5 rm -rf x`, `xargs rm`, `sudo rm`, `bash -c 'rm x'`, `echo $(rm x)`, nor what a
+redirection writes. `hidden_commands(argv)` lists such inner commands and what hides each,
+so explain can warn "the decision rests on `timeout`; it runs `rm -rf x`". It never changes a
+decision and never raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
+from shellgate.shell.literal import parse_script
+from shellgate.shell.paths import executable_name_lookup_key
+from shellgate.shell.split import (
+    extract_shell_script,
+    read_literal_word,
+    try_parse_word_only_commands_sequence,
+)
+
+MAX_DEPTH = 8
+
+
+class Concealment(Enum):
+    WRAPPER = "wrapper"  # a program that runs its arguments: timeout, nice, xargs, env, sudo
+    SHELL = "shell"  # shell source in an argument: bash -c, sh -c, eval, trap, find -exec sh
+    SUBSTITUTION = "substitution"  # $(...), `...`, <(...), >(...)
+    REDIRECTION = "redirection"  # a command's output or input redirected to a file
+    HEREDOC = "heredoc"  # a command reading a here-document
+    SCRIPT = "script"  # a command inside a script Codex evaluates as one whole argv
+
+
+@dataclass(frozen=True)
+class HiddenCommand:
+    concealment: Concealment
+    via: str  # what hides it: the wrapper's name, `$(...)`, `>`, ...
+    command: tuple[str, ...]  # the inner command's literal words (empty if all dynamic)
+    detail: str = ""  # e.g. a redirection's target
+
+
+# Per wrapper: options that take a value (separately or attached), and how many positional
+# words precede the command (timeout's DURATION, chroot's NEWROOT, ...).
+@dataclass(frozen=True)
+class _Wrapper:
+    valued: frozenset[str] = frozenset()
+    positional: int = 0
+
+
+def _w(valued: str = "", positional: int = 0) -> _Wrapper:
+    return _Wrapper(frozenset(valued.split()), positional)
+
+
+_WRAPPERS: dict[str, _Wrapper] = {
+    "sudo": _w("-u -g -C -D -h -p -r -t -U -T -R --user --group --chdir --host --prompt"),
+    "doas": _w("-u -C"),
+    "env": _w("-u --unset -C --chdir -S --split-string"),
+    "timeout": _w("-s --signal -k --kill-after", positional=1),
+    "nice": _w("-n --adjustment"),
+    "ionice": _w("-c --class -n --classdata"),
+    "nohup": _w(),
+    "stdbuf": _w("-i -o -e --input --output --error"),
+    "time": _w("-f --format -o --output"),
+    "command": _w(),
+    "exec": _w("-a"),
+    "xargs": _w(
+        "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s --max-chars"
+        " --process-slot-var"
+    ),
+    "setsid": _w(),
+    "chroot": _w("--userspec --groups", positional=1),
+    "taskset": _w(positional=1),
+    "flock": _w("-w --timeout -E --conflict-exit-code", positional=1),
+    "watch": _w("-n --interval -d --differences"),
+    "strace": _w("-e -o -p -s -u -E"),
+    "unbuffer": _w(),
+}
+_SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def hidden_commands(argv: Sequence[str]) -> tuple[HiddenCommand, ...]:
+    """What `argv` runs that Codex's rules never see, outermost first."""
+    found: list[HiddenCommand] = []
+    _visit_argv(list(argv), found, 0)  # recursion is bounded by MAX_DEPTH
+    return tuple(found)
+
+
+def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """`(wrapper, inner argv)` when argv[0] is a known wrapper with a command to run."""
+    if not argv:
+        return None
+    name = executable_name_lookup_key(argv[0])
+    spec = _WRAPPERS.get(name or "")
+    if name is None or spec is None:
+        return None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            i += 1
+            break
+        if name == "env" and "=" in arg and not arg.startswith("-"):
+            i += 1
+        elif name == "nice" and arg[:1] == "-" and arg[1:].lstrip("-").isdigit():
+            i += 1  # the old `nice -10 cmd` form
+        elif arg.startswith("-") and arg != "-":
+            option = arg.split("=", 1)[0]
+            takes_value = option in spec.valued and "=" not in arg
+            i += 2 if takes_value else 1
+        else:
+            break
+    i += spec.positional
+    inner = list(argv[i:])
+    if not inner:
+        return None
+    return name, inner
+
+
+def _visit_argv(argv: list[str], found: list[HiddenCommand], depth: int) -> None:
+    if depth > MAX_DEPTH or not argv:
+        return
+    script = _shell_script(argv)
+    if script is not None:
+        via = " ".join(argv[:2]) if len(argv) >= 2 else argv[0]
+        # Codex splits only the outermost `bash -lc` (exactly three words) into segments.
+        top = depth == 0 and extract_shell_script(argv) is not None
+        _visit_script(script, via, found, depth + 1, top=top)
+        return
+    unwrapped = unwrap(argv)
+    if unwrapped is not None:
+        wrapper, inner = unwrapped
+        found.append(HiddenCommand(Concealment.WRAPPER, wrapper, tuple(inner)))
+        _visit_argv(inner, found, depth + 1)
+        return
+    name = executable_name_lookup_key(argv[0])
+    if name in ("eval", "trap") and len(argv) > 1:
+        source = " ".join(argv[1:]) if name == "eval" else argv[1]
+        _visit_script(source, name, found, depth + 1, top=False)
+    elif name == "find":
+        _visit_find(argv, found, depth)
+
+
+def _shell_script(argv: list[str]) -> str | None:
+    """The script of `bash -c SCRIPT` style argv, also with leading options (`bash -e -c`)."""
+    if detect_shell_type(argv[0]) not in POSIX_SHELLS:
+        return None
+    for i in range(1, len(argv) - 1):
+        if argv[i] in _SHELL_FLAGS_WITH_SCRIPT:
+            return argv[i + 1]
+        if not argv[i].startswith("-"):
+            return None
+    return None
+
+
+def _visit_find(argv: list[str], found: list[HiddenCommand], depth: int) -> None:
+    i = 0
+    while i < len(argv):
+        if argv[i] in _FIND_EXEC:
+            end = i + 1
+            while end < len(argv) and argv[end] not in (";", "+"):
+                end += 1
+            inner = argv[i + 1 : end]
+            if inner:
+                found.append(HiddenCommand(Concealment.WRAPPER, f"find {argv[i]}", tuple(inner)))
+                _visit_argv(inner, found, depth + 1)
+            i = end
+        i += 1
+
+
+def _visit_script(
+    script: str, via: str, found: list[HiddenCommand], depth: int, *, top: bool
+) -> None:
+    """A script's commands. At the top (`bash -lc`, which Codex splits when plain) a plain
+    script hides only what its commands wrap; anywhere else every command is hidden."""
+    plain = try_parse_word_only_commands_sequence(script)
+    if plain is not None:
+        for command in plain:
+            if not top:
+                found.append(HiddenCommand(Concealment.SHELL, via, tuple(command)))
+            _visit_argv(command, found, depth)
+        return
+    trees = parse_script(script)
+    if trees is None:
+        return
+    stack: list[tuple[Any, Concealment, str]] = [
+        (tree, Concealment.SCRIPT if top else Concealment.SHELL, via) for tree in reversed(trees)
+    ]
+    while stack:
+        node, how, by = stack.pop()
+        kind = getattr(node, "kind", None)
+        if kind == "command":
+            words = _literal_words(node, script)
+            found.append(HiddenCommand(how, by, words))
+            for part in getattr(node, "parts", []):
+                if getattr(part, "kind", None) == "redirect":
+                    found.append(_redirection(part, words, script))
+            if words:
+                _visit_argv(list(words), found, depth)
+        elif kind in ("commandsubstitution", "processsubstitution"):
+            spelling = _source(node, script)[:2]
+            label = "`...`" if spelling.startswith("`") else f"{spelling}...)"
+            stack.extend((child, Concealment.SUBSTITUTION, label) for child in _rev_children(node))
+            continue
+        stack.extend((child, how, by) for child in _rev_children(node))
+
+
+def _redirection(node: Any, words: tuple[str, ...], script: str) -> HiddenCommand:
+    operator = str(getattr(node, "type", ">"))
+    heredoc = operator.startswith("<<") and operator != "<<<"
+    target = getattr(node, "output", None)
+    detail = _source(target, script) if hasattr(target, "kind") else str(target)
+    return HiddenCommand(
+        Concealment.HEREDOC if heredoc else Concealment.REDIRECTION, operator, words, detail
+    )
+
+
+def _literal_words(node: Any, script: str) -> tuple[str, ...]:
+    words: list[str] = []
+    for part in getattr(node, "parts", []):
+        if getattr(part, "kind", None) == "word":
+            literal = read_literal_word(_source(part, script))
+            if literal is not None:
+                words.append(literal)
+    return tuple(words)
+
+
+def _source(node: Any, script: str) -> str:
+    pos = getattr(node, "pos", None)
+    if isinstance(pos, tuple) and len(pos) == 2 and all(isinstance(p, int) for p in pos):
+        return script[pos[0] : pos[1]]
+    return ""
+
+
+def _rev_children(node: Any) -> list[Any]:
+    children: list[Any] = []
+    for attr in ("parts", "list"):
+        value = getattr(node, attr, None)
+        if isinstance(value, list):
+            children.extend(value)
+    value = getattr(node, "command", None)
+    if hasattr(value, "kind"):
+        children.append(value)
+    output = getattr(node, "output", None)
+    if hasattr(output, "kind"):
+        children.append(output)
+    return children[::-1]

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pytest
+
+from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_literal_commands
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("ls && rm -rf x", [["rm", "-rf", "x"], ["ls"]]),  # last to first, as Codex walks
+        ('rm -rf "$T" >/dev/null', [["rm", "-rf"]]),
+        ('echo "$(rm -rf /tmp/e)"', [["echo"], ["rm", "-rf", "/tmp/e"]]),
+        ("echo `rm -f x`", [["echo"], ["rm", "-f", "x"]]),
+        ("diff <(ls a) b", [["diff", "b"], ["ls", "a"]]),
+        ("if test -d x; then rm --force x; fi", [["rm", "--force", "x"], ["test", "-d", "x"]]),
+        ("f() { rm -rf x; }", [["rm", "-rf", "x"]]),
+        ("cmd=rm; $cmd -rf x", []),  # a dynamic command name is skipped
+        ("X=$(mktemp) node a.js", [["node", "a.js"], ["mktemp"]]),
+        ("cat <<'EOF'\nrm -rf x\nEOF", [["cat"]]),  # a heredoc body is data, not a command
+        ("rm -rf *", [["rm", "-rf"]]),  # a glob is dynamic
+    ],
+)
+def test_literal_commands(script: str, expected: list[list[str]]) -> None:
+    assert parse_literal_commands(script) == expected
+
+
+@pytest.mark.parametrize(
+    "script", ["if then rm -rf x", "echo 'open", "case x in a) rm -rf y;; esac", "ls\x00"]
+)
+def test_unparseable_scripts_are_opaque(script: str) -> None:
+    assert parse_literal_commands(script) is None
+
+
+def test_only_shell_invocations() -> None:
+    assert parse_shell_lc_literal_commands(["rm", "-rf", "x"]) is None
+    assert parse_shell_lc_literal_commands(["bash", "-lc", "rm -f $X"]) == [["rm", "-f"]]

@@ -1,0 +1,134 @@
+"""Plain-command splitting: Codex's bash.rs tests beyond the corpus, and ShellGate's
+decisions on forms the corpus does not cover (always the conservative side: not plain)."""
+
+from __future__ import annotations
+
+import pytest
+
+from shellgate.shell.detect import ShellType, detect_shell_type
+from shellgate.shell.split import (
+    extract_shell_script,
+    parse_shell_lc_plain_commands,
+    read_literal_word,
+    try_parse_word_only_commands_sequence,
+)
+
+split = try_parse_word_only_commands_sequence
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("ls -1", [["ls", "-1"]]),
+        ('git commit -m "line1\nline2"', [["git", "commit", "-m", "line1\nline2"]]),
+        ("ls && pwd || true", [["ls"], ["pwd"], ["true"]]),
+        ("ls\npwd\n", [["ls"], ["pwd"]]),  # a newline separates like `;`
+        ("ls &&\n  pwd", [["ls"], ["pwd"]]),  # an operator may end a line
+        ("ls |\nwc -l", [["ls"], ["wc", "-l"]]),
+        ("ls;", [["ls"]]),
+        ("echo '' \"\"", [["echo", "", ""]]),  # empty quoted words are words
+        ("echo a=b x,y %s @ +1 -- :", [["echo", "a=b", "x,y", "%s", "@", "+1", "--", ":"]]),
+        ("echo 'it''s'", [["echo", "its"]]),
+        ("echo \"a'b\" 'a\"b'", [["echo", "a'b", 'a"b']]),
+        ('echo "tab\\there"', [["echo", "tab\\there"]]),  # no escape processing
+        ("echo héllo ünï", [["echo", "héllo", "ünï"]]),
+        ("", []),
+        ("  \n\t ", []),
+    ],
+)
+def test_plain_scripts(script: str, expected: list[list[str]]) -> None:
+    assert split(script) == expected
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "ls > out.txt",
+        "ls < in.txt",
+        "ls 2>&1",
+        "echo hi & echo bye",
+        "ls &",
+        "echo `pwd`",
+        'find . "-de\\\nlete"',  # backslash-newline in double quotes
+        'echo "\\\\"',
+        'echo "a$"',  # a lone `$` is a node of its own
+        "echo $'a'",
+        "ls # comment",
+        "# only a comment",
+        "ls |& wc",
+        "ls ;& pwd",
+        "; ls",
+        "ls ; ; pwd",
+        "ls ||",
+        "|| ls",
+        "ls\n&& pwd",
+        "'ls' -l",  # tree-sitter's command_name must be a bare word
+        '"ls" -l',
+        "l's' -l",
+        "''\"\" x",
+        "echo ''\"\"",  # an empty concatenation
+        "FOO=bar",
+        "FOO+=bar ls",
+        'A="x y" ls',
+        "export A=1",
+        "local x",
+        "unset A",
+        "declare -a x",
+        "if true; then ls; fi",
+        "for x in a; do ls; done",
+        "while true; do ls; done",
+        "! ls",
+        "!ls",
+        "time ls",
+        "{ ls; }",
+        "(ls)",
+        "[[ -f x ]]",
+        "123 abc",
+        "ls\r",
+        "ls\x00",
+        "echo a\\ b",
+        "ls \\\n -l",  # line continuation: kept out of the plain subset
+        "echo 'unterminated",
+        'echo "unterminated',
+        "echo ~",
+        "cat <<EOF\nx\nEOF",
+    ],
+)
+def test_not_plain(script: str) -> None:
+    assert split(script) is None
+
+
+def test_only_three_word_shell_invocations_are_scripts() -> None:
+    assert parse_shell_lc_plain_commands(["bash", "-lc", "git", "status"]) is None
+    assert parse_shell_lc_plain_commands(["bash", "-x", "ls"]) is None
+    assert parse_shell_lc_plain_commands(["bash", "-lc"]) is None
+    assert parse_shell_lc_plain_commands([]) is None
+    assert parse_shell_lc_plain_commands(["fish", "-c", "ls"]) is None
+    for shell in ("bash", "/bin/bash", "/usr/bin/bash", "zsh", "/bin/zsh", "sh", "/usr/bin/sh"):
+        for flag in ("-c", "-lc"):
+            assert parse_shell_lc_plain_commands([shell, flag, "ls"]) == [["ls"]]
+    assert extract_shell_script(["/bin/zsh", "-c", "ls"]) == ("/bin/zsh", "ls")
+
+
+@pytest.mark.parametrize("shell", [".poc/bash", "/tmp/bash", "/tmp/bash.evil", "./zsh", "BASH"])
+def test_shell_like_paths_are_not_shells(shell: str) -> None:
+    assert detect_shell_type(shell) is None
+    assert parse_shell_lc_plain_commands([shell, "-lc", "ls"]) is None
+
+
+def test_detects_windows_shells() -> None:
+    assert detect_shell_type("powershell.exe") is ShellType.POWERSHELL
+    assert (
+        detect_shell_type("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe")
+        is ShellType.POWERSHELL
+    )
+    assert detect_shell_type("C:\\tmp\\powershell.exe") is None
+    assert detect_shell_type("cmd.exe") is ShellType.CMD
+
+
+def test_read_literal_word() -> None:
+    assert read_literal_word("-g'*.py'") == "-g*.py"
+    assert read_literal_word('"$HOME"') is None
+    assert read_literal_word("a b") is None
+    assert read_literal_word("*") is None
+    assert read_literal_word("") is None
