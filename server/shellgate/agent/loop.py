@@ -95,9 +95,15 @@ class AgentSession:
     # ---- public -----------------------------------------------------------------------------
     async def run_turn(self, text: str) -> TurnResult:
         """Run one user message to its end; `cancel()` (or cancelling this task) interrupts."""
-        self._task = asyncio.ensure_future(self._turn(text))
+        task = self._task = asyncio.ensure_future(self._turn(text))
         try:
-            return await self._task
+            # Shielded so that cancelling the caller still lets the turn clean up (process
+            # group killed, history answered) before the cancellation goes on up.
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            await task
+            raise
         finally:
             self._task = None
 

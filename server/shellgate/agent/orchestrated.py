@@ -1,0 +1,71 @@
+"""The `CommandRunner` every real session uses: each call goes through the orchestrator (rules ->
+approval policy -> approver -> bubblewrap sandbox -> escalation), run as `bash -lc <command>`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+
+from shellgate.approval.context import SandboxPermissions
+from shellgate.exec.approver import Answer, ApprovalRequest, Approver
+from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+
+
+def login_shell() -> str:
+    # Codex resolves the shell to an absolute path (`/bin/bash -lc ...`), and so do we.
+    return shutil.which("bash") or "/bin/bash"
+
+
+@dataclass
+class _RecordingApprover:
+    """Passes every question on, remembering the answers given for the command in flight."""
+
+    inner: Approver
+    answers: list[Answer] = field(default_factory=list)
+
+    async def request_approval(self, request: ApprovalRequest) -> Answer:
+        answer = await self.inner.request_approval(request)
+        self.answers.append(answer)
+        return answer
+
+
+_OUTCOMES = {
+    Status.COMPLETED: Outcome.RAN,
+    Status.FORBIDDEN: Outcome.FORBIDDEN,
+    Status.DENIED: Outcome.DECLINED,
+    Status.ABORTED: Outcome.ABORTED,
+    Status.SANDBOX_ERROR: Outcome.FAILED,
+}
+
+
+class OrchestratedRunner:
+    def __init__(self, orchestrator: Orchestrator) -> None:
+        self.orchestrator = orchestrator
+        self._approver = _RecordingApprover(orchestrator.approver)
+        orchestrator.approver = self._approver
+        self.shell = login_shell()
+
+    async def run(self, request: CommandRequest, on_output: OnOutput) -> CommandResult:
+        self._approver.answers.clear()
+        if not os.path.isdir(request.workdir):
+            return CommandResult(Outcome.FAILED,
+                                 reason=f"workdir {request.workdir} is not a directory")
+        exec_request = ExecRequest(
+            command=(self.shell, "-lc", request.command), cwd=request.workdir,
+            sandbox_permissions=(SandboxPermissions.REQUIRE_ESCALATED if request.escalated
+                                 else SandboxPermissions.USE_DEFAULT),
+            justification=request.justification, prefix_rule=request.prefix_rule,
+            timeout=request.timeout_ms / 1000 if request.timeout_ms else None)
+        started = time.monotonic()
+        result: ExecResult = await self.orchestrator.run(exec_request)
+        duration = time.monotonic() - started
+        output = result.output
+        if output:
+            on_output(output)
+        decision = self._approver.answers[-1].decision.app_server_name if self._approver.answers else None
+        sandboxed = result.attempts[-1].sandboxed if result.attempts else None
+        return CommandResult(_OUTCOMES[result.status], result.exit_code, output, duration,
+                             result.reason, decision, sandboxed)
