@@ -8,10 +8,10 @@ import shutil
 import time
 from dataclasses import dataclass, field
 
+from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.context import SandboxPermissions
 from shellgate.exec.approver import Answer, ApprovalRequest, Approver
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
-from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 
 
 def login_shell() -> str:
@@ -65,7 +65,8 @@ class OrchestratedRunner:
         output = result.output
         if output:
             on_output(output)
-        decision = self._approver.answers[-1].decision.app_server_name if self._approver.answers else None
+        answers = self._approver.answers
+        decision = answers[-1].decision.app_server_name if answers else None
         sandboxed = result.attempts[-1].sandboxed if result.attempts else None
         return CommandResult(_OUTCOMES[result.status], result.exit_code, output, duration,
                              result.reason, decision, sandboxed)
