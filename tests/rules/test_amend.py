@@ -21,6 +21,8 @@ from shellgate.rules.amend import (
     append_network_rule,
     prefix_rule_line,
 )
+from shellgate.rules.decision import Decision
+from shellgate.rules.loader import load_policy
 
 # (conformance id, tokens, the pattern in the line Codex 0.169.0 wrote for them), from
 # ../shared/conformance/execpolicy_cases.jsonl: the `amend-*` rows, whose rules text is
@@ -59,11 +61,8 @@ LINE_RE = re.compile(rf'prefix_rule\(pattern=\[{_TOKEN}(?:, {_TOKEN})*\], decisi
 
 
 def load_patterns(path: Path) -> list[list[str]]:
-    """Evaluate an amended file with the real Starlark interpreter; return each rule's pattern.
-
-    TODO(switch): also load it with shellgate.rules.loader.load_policy once engineer A has
-    committed the loader.
-    """
+    """Load an amended file with ShellGate's loader and, independently, with bare Starlark;
+    both must agree. Returns each rule's pattern, in file order."""
     text = path.read_text(encoding="utf-8")
     assert text.endswith("\n")
     for line in text[:-1].split("\n"):
@@ -80,7 +79,15 @@ def load_patterns(path: Path) -> list[list[str]]:
     )
     seen = module.get("_seen")
     assert all(decision == "allow" for _, decision in seen)
-    return [["".join(map(chr, token)) for token in pattern] for pattern, _ in seen]
+    patterns = [["".join(map(chr, token)) for token in pattern] for pattern, _ in seen]
+    policy = load_policy([path])
+    assert [[r.first, *(alts[0] for alts in r.rest)] for r in policy.rules] == patterns
+    assert all(
+        r.decision is Decision.ALLOW and all(len(a) == 1 for a in r.rest) for r in policy.rules
+    )
+    for pattern in patterns:
+        assert policy.check([*pattern, "more"]).decision is Decision.ALLOW
+    return patterns
 
 
 @pytest.mark.parametrize(("case_id", "tokens", "pattern"), CODEX_WRITTEN)
