@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 export const LANGUAGE_ID = 'codex-rules';
 
 // Same test as the manifest's `firstLine` (keep the two in step).
-const FIRST_LINE = /^\s*(prefix_rule|network_rule|host_executable)\s*\(|^#.*\b([Cc]odex|execpolicy|prefix_rule|network_rule|ShellGate)\b/;
+const FIRST_LINE = /^\s*(prefix_rule|network_rule|host_executable)\s*\(|^#.*\b([Cc]odex|execpolicy|prefix_rule|network_rule)\b/;
 
 export function looksLikeCodexRules(firstLine: string): boolean {
   return FIRST_LINE.test(firstLine);

@@ -17,7 +17,7 @@ export async function resolveInterpreter(setting: string[]): Promise<Interpreter
   }
   const fromPython = await fromPythonExtension();
   if (fromPython) return { command: fromPython, args: [], source: 'the Python extension' };
-  return { command: 'python3', args: [], source: 'default (python3 on PATH)' };
+  return { command: 'python3', args: [], source: 'the default: python3 on PATH' };
 }
 
 async function fromPythonExtension(): Promise<string | undefined> {

@@ -94,7 +94,7 @@ export class Server {
     } catch (e) {
       this.log.error(`the server did not start: ${String(e)}`);
       void vscode.window.showErrorMessage(
-        `ShellGate: the language server did not start with ${interp.command} (${interp.source}). ` +
+        `ShellGate: the language server did not start with ${interp.command} (from ${interp.source}). ` +
         'It needs Python 3.11; set "shellgate.interpreter".', 'Show Logs', 'Open Settings',
       ).then((pick) => {
         if (pick === 'Show Logs') this.log.show();

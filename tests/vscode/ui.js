@@ -1,0 +1,53 @@
+// VS Code DOM selectors and gestures, in one place: they are not API, so bump the code-server
+// pin deliberately and fix them here (identical between VS Code 1.100 and 1.139 when tried).
+const sel = {
+  workbench: '.monaco-workbench',
+  explorerRow: '.explorer-folders-view .monaco-list-row',
+  quickInput: '.quick-input-widget',
+  quickInputBox: '.quick-input-widget input',
+  quickRow: '.quick-input-list .monaco-list-row',
+  editorLines: '.monaco-editor .view-lines',
+  activeEditorLines: '.editor-group-container.active .monaco-editor .view-lines',
+  squiggleError: '.monaco-editor .squiggly-error',
+  problemsRow: '.markers-panel .monaco-list-row',
+  hover: '.monaco-hover',
+  dialog: '.monaco-dialog-box',
+  dialogButton: '.monaco-dialog-box .dialog-buttons .monaco-button',
+  languageStatus: '[id="status.editor.mode"]',
+  statusItem: '.statusbar-item',
+  notification: '.notification-toast',
+};
+
+async function quickOpen(page, text) {
+  await page.keyboard.press('Control+P');
+  await page.waitForSelector(sel.quickInputBox, { state: 'visible' });
+  await page.keyboard.type(text);
+  await page.locator(sel.quickRow, { hasText: text.split('/').pop() }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+async function command(page, title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await page.waitForSelector(sel.quickInputBox, { state: 'visible' });
+  await page.keyboard.type(title);
+  await page.locator(sel.quickRow, { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+async function answerInputBox(page, text) {
+  const box = page.locator(sel.quickInputBox);
+  await box.waitFor({ state: 'visible', timeout: 15000 });
+  await box.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+async function hoverOn(page, text) {
+  const word = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: text }).last();
+  const box = await word.boundingBox();
+  if (!box) throw new Error(`no text ${text} on screen`);
+  await page.mouse.move(box.x + 3, box.y + box.height / 2);
+  await page.mouse.move(box.x + Math.min(12, box.width / 2), box.y + box.height / 2);
+}
+
+module.exports = { sel, quickOpen, command, answerInputBox, hoverOn };
