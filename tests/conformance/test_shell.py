@@ -6,12 +6,10 @@ tests/conformance/data/. A row of a kind this module does not know fails.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+import conformance_corpus  # tests/conformance/conftest.py: honours SHELLGATE_CONFORMANCE_DIR
 import pytest
 
 from shellgate.shell.canonical import canonicalize_command_for_approval
@@ -27,13 +25,6 @@ from shellgate.shell.split import (
 )
 
 CORPUS = "shell_cases.jsonl"
-
-
-def _rows() -> list[dict[str, Any]]:
-    folder = os.environ.get("SHELLGATE_CONFORMANCE_DIR")
-    path = Path(folder) / CORPUS if folder else Path(__file__).parent / "data" / CORPUS
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def _commands_for_exec_policy(argv: list[str]) -> dict[str, Any]:
@@ -59,7 +50,7 @@ EVALUATORS: dict[str, Callable[[Any], Any]] = {
     "safe_powershell_words": is_safe_powershell_words,
 }
 
-ROWS = _rows()
+ROWS = conformance_corpus.rows(CORPUS)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])

@@ -213,7 +213,8 @@ def _redirection(node: Any, words: tuple[str, ...], script: str) -> HiddenComman
     operator = str(getattr(node, "type", ">"))
     heredoc = operator.startswith("<<") and operator != "<<<"
     target = getattr(node, "output", None)
-    detail = _source(target, script) if hasattr(target, "kind") else str(target)
+    # bashlex's value, not the source: a quoted heredoc delimiter is parsed unquoted
+    detail = str(getattr(target, "word", target))
     return HiddenCommand(
         Concealment.HEREDOC if heredoc else Concealment.REDIRECTION, operator, words, detail
     )

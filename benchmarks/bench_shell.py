@@ -1,0 +1,104 @@
+"""Shell analysis speed: split + dangerous check of a five-segment `bash -lc` script.
+
+Prints the median (and p90) in microseconds of
+  1. the plain path: `parse_shell_lc_plain_commands` + `dangerous_command_match` on a
+     five-segment plain script (what the decision chain does for a typical agent command);
+  2. the same for a five-command script that is not plain (a substitution and a redirection),
+     which goes through bashlex;
+  3. what importing bashlex costs (a fresh interpreter, `-X importtime`), and whether the plain
+     path imports it at all.
+
+Usage: .venv/bin/python benchmarks/bench_shell.py [--runs 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from shellgate.shell.dangerous import dangerous_command_match
+from shellgate.shell.split import parse_shell_lc_plain_commands
+
+PLAIN = [
+    "bash",
+    "-lc",
+    "git status && ls -la src | grep -n 'TODO' ; cargo test -p core || rm -rf build",
+]
+COMPLEX = [
+    "bash",
+    "-lc",
+    'cd "$(git rev-parse --show-toplevel)" && ls > /tmp/out; wc -l < /tmp/out | sort; rm -rf build',
+]
+
+
+def _chain(argv: list[str]) -> None:
+    commands = parse_shell_lc_plain_commands(argv) or [argv]
+    for command in commands:
+        dangerous_command_match(command)
+
+
+def _measure(fn: Callable[[], None], runs: int) -> tuple[float, float]:
+    for _ in range(min(200, runs)):
+        fn()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter_ns()
+        fn()
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.9)]
+
+
+def _import_cost(module: str) -> float:
+    """Cumulative import time of `module` in microseconds, from `python -X importtime`."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    pattern = re.compile(rf"import time:\s+\d+ \|\s+(\d+) \|\s*{re.escape(module)}$")
+    costs = [int(m[1]) for line in out.splitlines() if (m := pattern.search(line))]
+    return float(costs[-1]) if costs else float("nan")
+
+
+def _plain_path_imports_bashlex() -> bool:
+    code = (
+        "import sys\n"
+        "from shellgate.shell.dangerous import dangerous_command_match\n"
+        "from shellgate.shell.split import parse_shell_lc_plain_commands\n"
+        f"for c in parse_shell_lc_plain_commands({PLAIN!r}): dangerous_command_match(c)\n"
+        "print('bashlex' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=2000)
+    args = parser.parse_args()
+    assert (
+        parse_shell_lc_plain_commands(PLAIN) is not None
+        and len(parse_shell_lc_plain_commands(PLAIN) or []) == 5
+    )
+    assert parse_shell_lc_plain_commands(COMPLEX) is None
+
+    median, p90 = _measure(lambda: _chain(PLAIN), args.runs)
+    print(f"plain 5-segment bash -lc, split + dangerous: median {median:.1f} us, p90 {p90:.1f} us")
+    median, p90 = _measure(lambda: _chain(COMPLEX), max(50, args.runs // 10))
+    print(f"non-plain 5-command bash -lc (bashlex):     median {median:.1f} us, p90 {p90:.1f} us")
+    costs = [_import_cost("bashlex") for _ in range(5)]
+    cost_ms = statistics.median(costs) / 1000
+    print(f"import bashlex (fresh interpreter, -X importtime): median {cost_ms:.1f} ms")
+    print(f"plain path imports bashlex: {_plain_path_imports_bashlex()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
