@@ -112,8 +112,11 @@ def main(argv: list[str]) -> int:
         policy = load_layers(layers)
     except RulesError as exc:
         print(f"shellgate explain: error: {exc}", file=sys.stderr)
-        print("no decision: fix the rules (Codex would drop them all and run unguarded)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "no decision: fix the rules (Codex would drop every rules file and decide by its "
+            "heuristics alone)",
+            file=sys.stderr,
+        )
         return 1
 
     from shellgate.explain import explain, render_text, to_json

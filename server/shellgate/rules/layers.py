@@ -12,6 +12,7 @@ span and gets its layer's name, so explanations can say where a decision came fr
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
+from shellgate.rules.rule import NetworkRule, PrefixRule
 
 
 class LayerKind(Enum):
@@ -87,12 +89,21 @@ def discover_layers(
 
 
 def load_layers(layers: Sequence[RulesLayer]) -> Policy:
-    """One policy from every layer, through the rules loader; raises RulesError on bad input
-    (a broken file is an error here, never an empty policy that would let commands through)."""
-    from shellgate.rules.loader import load_policy
+    """One policy from every layer, each rule with its span and layer, as Codex reads them:
+    file after file, host executables carried across files. Raises RulesError on bad input (a
+    broken file is an error here, never an empty policy that would let commands through)."""
+    from shellgate.rules.loader import parse_text, read_rules_file
 
-    policy = Policy()
+    rules: list[PrefixRule] = []
+    network: list[NetworkRule] = []
+    hosts: dict[str, tuple[str, ...]] = {}
     for layer in layers:
-        if layer.files:
-            policy = policy.merge(load_policy(list(layer.files), layer=layer.name))
-    return policy
+        for path in layer.files:
+            # parse_text rather than load_policy: it keeps every rule's span for explanations.
+            parsed = parse_text(read_rules_file(path), path, hosts)
+            if parsed.error is not None:
+                raise parsed.error
+            rules.extend(dataclasses.replace(r, layer=layer.name) for r in parsed.rules)
+            network.extend(parsed.network_rules)
+            hosts = dict(parsed.host_executables)
+    return Policy(rules, network, hosts)

@@ -1,0 +1,150 @@
+"""explain() on real rules files: what it reports, in text and in JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from shellgate.approval.context import (
+    NEVER,
+    UNTRUSTED,
+    ApprovalPolicy,
+    ExecContext,
+    SandboxMode,
+    SandboxPermissions,
+)
+from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
+from shellgate.explain import explain, render_text, to_json
+from shellgate.explain.model import Danger, DecidedBy, Parse
+from shellgate.rules.decision import Decision
+from shellgate.rules.layers import discover_layers, load_layers
+from shellgate.rules.policy import Policy
+
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "rules-schema" / "explain.schema.json").read_text("utf-8")
+)
+RULES = """\
+prefix_rule(pattern=["git", "status"], decision="allow")
+prefix_rule(pattern=["ls"], decision="allow")
+prefix_rule(
+    pattern=["git", "push"],
+    decision="prompt",
+    justification="pushes need a human look",
+)
+prefix_rule(pattern=["rm"], decision="forbidden", justification="use `trash` instead of rm")
+"""
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Policy:
+    (tmp_path / "home").mkdir()
+    rules = tmp_path / "team.rules"
+    rules.write_text(RULES, encoding="utf-8")
+    return load_layers(discover_layers(codex_home=tmp_path / "home", extra_rules=[str(rules)]))
+
+
+def _valid(ex: object) -> dict[str, object]:
+    data = to_json(ex)  # type: ignore[arg-type]
+    jsonschema.validate(data, SCHEMA)
+    return data
+
+
+def test_each_segment_reports_its_rules_with_file_line_and_layer(policy: Policy) -> None:
+    ex = explain("git status && git push origin && rm -rf build", policy=policy)
+    assert ex.parse is Parse.PLAIN
+    assert [s.command for s in ex.segments] == [
+        ("git", "status"),
+        ("git", "push", "origin"),
+        ("rm", "-rf", "build"),
+    ]
+    push = ex.segments[1].rules[0]
+    assert (push.decision, push.line, push.layer) == (Decision.PROMPT, 3, "cli")
+    assert push.path is not None and push.path.endswith("team.rules")
+    assert push.justification == "pushes need a human look"
+    assert ex.segments[2].rules[0].line == 8
+    assert ex.decision is Decision.FORBIDDEN and ex.decided_by is DecidedBy.RULES
+    assert ex.requirement == Forbidden(
+        "`bash -lc 'git status && git push origin && rm -rf build'` rejected: "
+        "use `trash` instead of rm"
+    )
+    assert ex.first_attempt is None
+    data = _valid(ex)
+    assert data["decision"] == "forbidden"
+    text = render_text(ex)
+    assert text.startswith("REFUSED  `bash -lc")
+    assert "team.rules:3 [cli] `git push` prompt: pushes need a human look" in text
+
+
+def test_heuristics_say_why_and_flag_danger(policy: Policy) -> None:
+    ex = explain(["bash", "-lc", "cargo build && sudo shred x"], policy=policy)
+    cargo, sudo = ex.segments
+    assert cargo.rules == () and cargo.heuristic is not None
+    assert cargo.heuristic.decision is Decision.ALLOW and "sandbox" in cargo.heuristic.why
+    assert sudo.heuristic is not None and sudo.heuristic.danger is None
+    never = explain(["rm", "-f", "x"], policy=Policy(), context=ExecContext(NEVER))
+    heuristic = never.segments[0].heuristic
+    assert heuristic is not None and heuristic.danger is Danger.FORCED_RM
+    assert heuristic.decision is Decision.FORBIDDEN
+    assert never.decided_by is DecidedBy.HEURISTICS
+    _valid(never)
+
+
+def test_allowed_by_rules_warns_that_it_runs_outside_the_sandbox(policy: Policy) -> None:
+    ex = explain("git status && ls -la", policy=policy)
+    assert ex.requirement == Skip(True, None)
+    assert ex.first_attempt is not None and not ex.first_attempt.sandboxed
+    assert [w.code for w in ex.warnings] == ["runs-unsandboxed"]
+    assert render_text(ex).startswith("ALLOWED  runs OUTSIDE the sandbox")
+    sandboxed = explain("cargo build", policy=policy)
+    assert sandboxed.first_attempt is not None and sandboxed.first_attempt.sandboxed
+    assert sandboxed.warnings == ()
+
+
+def test_hidden_commands_are_named_without_changing_the_decision(policy: Policy) -> None:
+    ex = explain(["timeout", "5", "rm", "-rf", "x"], policy=policy)
+    assert ex.requirement == Skip(False, ("timeout", "5", "rm", "-rf", "x"))
+    hidden = [w for w in ex.warnings if w.code == "hidden-wrapper"]
+    assert hidden and hidden[0].inner_command == ("rm", "-rf", "x")
+    opaque = explain("ls > listing.txt", policy=policy)
+    assert opaque.parse is Parse.WHOLE
+    codes = {w.code for w in opaque.warnings}
+    assert {"opaque-script", "hidden-redirection"} <= codes
+    _valid(opaque)
+
+
+def test_escalation_refused_before_rules_has_no_decision(policy: Policy) -> None:
+    ctx = ExecContext(NEVER, sandbox_permissions=SandboxPermissions.REQUIRE_ESCALATED)
+    ex = explain(["git", "status"], policy=policy, context=ctx)
+    assert ex.decision is None and ex.decided_by is DecidedBy.ESCALATION_CHECK
+    assert isinstance(ex.requirement, Forbidden)
+    data = _valid(ex)
+    assert "decision" not in data
+    assert data["requirement"]["type"] == "forbidden"
+    assert "refused before any rule was consulted" in render_text(ex)
+
+
+def test_untrusted_question_with_amendment_and_known_safe_note(policy: Policy) -> None:
+    ex = explain("ls && pwd", policy=policy, context=ExecContext(UNTRUSTED, SandboxMode.READ_ONLY))
+    assert ex.requirement == NeedsApproval(None, ("pwd",))
+    assert ex.decided_by is DecidedBy.HEURISTICS
+    assert any(w.code == "known-safe-asked" for w in ex.warnings)
+    data = _valid(ex)
+    assert data["requirement"]["available_decisions"] == [
+        "accept",
+        "acceptWithExecpolicyAmendment",
+        "cancel",
+    ]
+    assert 'adds prefix_rule(pattern=["pwd"], decision="allow")' in render_text(ex)
+
+
+def test_one_shot_question(policy: Policy) -> None:
+    nosbx = ApprovalPolicy.parse(
+        {"granular": {"sandbox_approval": False, "rules": True, "mcp_elicitations": True}}
+    )
+    ex = explain(["rm", "-rf", "build"], policy=Policy(), context=ExecContext(nosbx))
+    assert ex.requirement == NeedsApproval(None, None, one_shot=True)
+    assert _valid(ex)["requirement"]["available_decisions"] == ["accept", "cancel"]
+    assert render_text(ex).startswith("ASKS     once")
