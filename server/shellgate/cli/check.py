@@ -83,6 +83,12 @@ def _parse_args(argv: list[str]) -> tuple[list[str], bool, bool, list[str]] | No
 
 def main(argv: list[str]) -> int:
     try:
+        for a in argv:
+            a.encode("utf-8")  # undecodable bytes arrive as lone surrogates
+    except UnicodeEncodeError:
+        sys.stderr.write("error: invalid UTF-8 was detected in one or more arguments\n")
+        return 2
+    try:
         parsed = _parse_args(argv)
     except _Usage as err:
         sys.stderr.write(f"{err}\n\n{_USAGE}\n\nFor more information, try '--help'.\n")
@@ -95,41 +101,57 @@ def main(argv: list[str]) -> int:
     if isinstance(loaded, str):
         sys.stderr.write(loaded)
         return 1
-    buckets, hosts = loaded
-    from shellgate.rules.compact import policy_for
+    from shellgate.rules.compact import evaluate
 
-    policy = policy_for(command, buckets, hosts, resolve_host_executables=resolve)
-    evaluation = policy.check(command, resolve_host_executables=resolve)
-    sys.stdout.write(render(evaluation, pretty) + "\n")
+    found, decision = evaluate(command, loaded[0], loaded[1], resolve_host_executables=resolve)
+    sys.stdout.write(render(found, decision, pretty) + "\n")
     return 0
 
 
-def render(evaluation: object, pretty: bool = False) -> str:
-    """The JSON `codex execpolicy check` prints (key order and escaping of serde_json)."""
-    import json
+# serde_json's string escaping: short forms, other C0 controls as \u00xx, the rest raw.
+_ESCAPES = {i: f"\\u{i:04x}" for i in range(0x20)}
+_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"})
 
-    from shellgate.rules.policy import Evaluation, PrefixRuleMatch
 
-    assert isinstance(evaluation, Evaluation)
+def _json(value: object, indent: str | None, level: int = 0) -> str:
+    if isinstance(value, str):
+        return '"' + value.translate(_ESCAPES) + '"'
+    if isinstance(value, dict):
+        items = [(_json(k, indent), _json(v, indent, level + 1)) for k, v in value.items()]
+        if indent is None:
+            return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+        if not items:
+            return "{}"
+        pad = "\n" + indent * (level + 1)
+        return "{" + ",".join(f"{pad}{k}: {v}" for k, v in items) + "\n" + indent * level + "}"
+    assert isinstance(value, list)
+    elems = [_json(v, indent, level + 1) for v in value]
+    if indent is None:
+        return "[" + ",".join(elems) + "]"
+    if not elems:
+        return "[]"
+    pad = "\n" + indent * (level + 1)
+    return "[" + ",".join(pad + e for e in elems) + "\n" + indent * level + "]"
+
+
+def render(
+    matches: list[tuple[tuple[str, ...], str, str | None, str | None]],
+    decision: str | None,
+    pretty: bool = False,
+) -> str:
+    """The JSON `codex execpolicy check` prints (serde_json's key order, escaping, layout)."""
     matched = []
-    for m in evaluation.matched_rules:
-        if not isinstance(m, PrefixRuleMatch):
-            continue  # the CLI passes no fallback; heuristics entries never appear
-        body: dict[str, object] = {
-            "matchedPrefix": list(m.matched_prefix),
-            "decision": m.decision.value,
-        }
-        if m.resolved_program is not None:
-            body["resolvedProgram"] = m.resolved_program
-        if m.justification is not None:
-            body["justification"] = m.justification
+    for prefix, rule_decision, resolved, justification in matches:
+        body: dict[str, object] = {"matchedPrefix": list(prefix), "decision": rule_decision}
+        if resolved is not None:
+            body["resolvedProgram"] = resolved
+        if justification is not None:
+            body["justification"] = justification
         matched.append({"prefixRuleMatch": body})
     out: dict[str, object] = {"matchedRules": matched}
-    if evaluation.decision is not None:
-        out["decision"] = evaluation.decision.value
-    if pretty:
-        return json.dumps(out, ensure_ascii=False, indent=2)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+    if decision is not None:
+        out["decision"] = decision
+    return _json(out, "  " if pretty else None)
 
 
 def _load(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg]
@@ -182,11 +204,11 @@ def format_error(err: object) -> str:
 def _cache_file(paths: list[str], texts: list[bytes | None]) -> str | None:
     if os.environ.get("SHELLGATE_NO_CACHE"):
         return None
-    import hashlib
+    from _blake2 import blake2b  # hashlib's OpenSSL import costs more than the whole check
 
     from shellgate import rules
 
-    h = hashlib.sha256()
+    h = blake2b(digest_size=32)
     # Examples resolve relative and `~` programs, so the cwd and HOME are part of the input.
     try:
         cwd = os.getcwd()
@@ -215,7 +237,7 @@ def _store(cache_file: str, value: object) -> None:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
         tmp = f"{cache_file}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            marshal.dump(value, fh)
+            marshal.dump(value, fh)  # type: ignore[arg-type]
         os.replace(tmp, cache_file)
     except (OSError, ValueError):
         pass

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from shellgate.rules import shlex_rs
 from shellgate.rules.decision import Decision
-from shellgate.rules.policy import normalize_path
+from shellgate.rules.paths import normalize_path
 from shellgate.rules.rule import NetworkRule, PrefixRule
 from shellgate.rules.signature import BindError, bind, builtin_specs
 from shellgate.rules.source import SourceSpan

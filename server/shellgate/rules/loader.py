@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from shellgate.rules import examples, instrument, syntax
+from shellgate.rules import examples, instrument, nul, syntax
 from shellgate.rules.builtins import BuiltinError, Collector
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
@@ -25,10 +25,13 @@ from shellgate.rules.source import SourceSpan
 # Work bounds (deliberate: Codex has none and would hang or exhaust memory).
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_STEPS = 1_000_000
+MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark-go's
 
 # Code that can repeat work (loops, functions) is instrumented to count steps.
 _NEEDS_BOUND = re.compile(r"\b(?:for|def|lambda)\b")
 _TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
+_BRACKETS = re.compile(r"[\[\](){}]")
+_DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
 _FRAME = re.compile(r"^\s*(.*):(\d+):(\d+): in ", re.MULTILINE)
 
 
@@ -154,6 +157,7 @@ class _Run:
         self.site = -1
         self.raised: BaseException | None = None
         self.raised_site = -1
+        self.sentinel: str | None = None
 
     def tick(self) -> bool:
         self.steps += 1
@@ -175,6 +179,9 @@ class _Run:
             self.collector.span = (
                 self.site_spans[site] if 0 <= site < len(self.site_spans) else None
             )
+            if self.sentinel is not None:
+                args = tuple(nul.restore(a, self.sentinel) for a in args)
+                kwargs = {k: nul.restore(v, self.sentinel) for k, v in kwargs.items()}
             try:
                 fn(*args, **kwargs)
             except BaseException as exc:
@@ -218,6 +225,7 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
         if tree is not None:
             _check_print(tree, lines, path)
     run = _Run(collector, site_spans)
+    source, run.sentinel = nul.hide_nuls(source)
     first_pending = len(collector.pending)
     try:
         _exec(source, path, collector, run)
@@ -376,19 +384,34 @@ def _call_at(calls: Sequence[syntax.Call], span: SourceSpan | None) -> syntax.Ca
 
 
 def _check_dialect(text: str, path: str) -> None:
-    """starlark-rust rejects what starlark-go accepts: a BOM, tab indentation."""
+    """starlark-rust rejects what starlark-go accepts: a BOM, tab indentation; and bound the
+    nesting depth (Codex's parser overflows its stack; Python's stops at 200 levels)."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(text):
+        depth += _DEPTH[m.group()]
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_NESTING:
+                line = text.count("\n", 0, m.start()) + 1
+                raise RulesError(
+                    f"Parse error: brackets nested deeper than {MAX_NESTING} levels",
+                    path=path,
+                    line=line,
+                    column=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+                    code="too-deep",
+                )
     if text.startswith("\ufeff"):
         raise RulesError(
             "Parse error: invalid input `\ufeff`", path=path, line=1, column=1, code="syntax-error"
         )
-    m = _TAB_INDENT.search(text)
-    if m is not None:
-        line = text.count("\n", 0, m.start()) + 1
+    tab = _TAB_INDENT.search(text)
+    if tab is not None:
+        line = text.count("\n", 0, tab.start()) + 1
         raise RulesError(
             "Parse error: tab indentation is not allowed",
             path=path,
             line=line,
-            column=m.end() - m.start(),
+            column=tab.end() - tab.start(),
             code="syntax-error",
         )
 

@@ -7,14 +7,25 @@ fallback. The strictest decision wins; matches are reported in load order.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from shellgate.rules.decision import Decision
+from shellgate.rules.paths import absolute_program_path, normalize_path
 from shellgate.rules.rule import NetworkRule, PrefixRule
 
 Fallback = Callable[[Sequence[str]], Decision]
+
+__all__ = [
+    "Evaluation",
+    "Fallback",
+    "HeuristicsRuleMatch",
+    "Policy",
+    "PrefixRuleMatch",
+    "RuleMatch",
+    "absolute_program_path",
+    "normalize_path",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,35 +184,3 @@ class Policy:
             elif fallback is not None:
                 matched.append(HeuristicsRuleMatch(tuple(cmd), fallback(cmd)))
         return Evaluation(tuple(matched), Decision.strictest(m.decision for m in matched))
-
-
-def absolute_program_path(program: str) -> str | None:
-    """Codex's `AbsolutePathBuf::try_from` for a command's first token, lexically normalised:
-    relative paths join the process cwd, `~` expands to $HOME. None when it cannot resolve."""
-    if not program:
-        return None
-    if program == "~" or program.startswith("~/"):
-        home = os.environ.get("HOME")
-        if not home:
-            return None
-        program = home + program[1:]
-    elif not program.startswith("/"):
-        try:
-            program = os.path.join(os.getcwd(), program)
-        except OSError:
-            return None
-    return normalize_path(program)
-
-
-def normalize_path(path: str) -> str:
-    """Lexical normalisation of an absolute path: `//`, `.`, `..` and a trailing `/` go."""
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(part)
-    return "/" + "/".join(parts)
