@@ -9,6 +9,9 @@ absent the script says so and prints ShellGate's figures alone.
 
     .venv/bin/python benchmarks/bench_check_process.py [--runs N] [--strict]
 
+It also times first runs on each file (ShellGate with an empty compiled-policy cache), for
+information: no target applies to them.
+
 `--strict` exits 1 when a target is missed (with codex present) or a contender fails.
 """
 
@@ -140,6 +143,32 @@ def bench_file(
     return times, problems, failed
 
 
+def bench_cold(
+    rules: Path,
+    command: list[str],
+    shellgate: Contender,
+    codex: Contender | None,
+    runs: int,
+    env: dict[str, str],
+    cwd: Path,
+) -> None:
+    """The first run on a file: ShellGate with an empty compiled-policy cache each time."""
+    cold: list[float] = []
+    theirs: list[float] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="shellgate-bench-cache-") as cache:
+            argv = [*shellgate.argv_prefix, "--rules", str(rules), "--", *command]
+            cold.append(run_once(argv, dict(env, XDG_CACHE_HOME=cache), cwd)[0])
+        if codex is not None:
+            argv = [*codex.argv_prefix, "--rules", str(rules), "--", *command]
+            theirs.append(run_once(argv, env, cwd)[0])
+    line = f"  {'shellgate, empty cache':<28} median {statistics.median(cold) * 1000:8.1f} ms"
+    if theirs:
+        paired = statistics.median(a / b for a, b in zip(cold, theirs, strict=True))
+        line += f"   ratio to codex {paired:.2f} (informative: no target; {runs} runs)"
+    print(line)
+
+
 def report_ratios(
     label: str, times: dict[str, list[float]], codex_name: str, failed: set[str]
 ) -> bool:
@@ -167,6 +196,9 @@ def report_ratios(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30, help="timed runs per contender and file")
+    parser.add_argument(
+        "--cold-runs", type=int, default=5, help="runs with an empty cache (first run on a file)"
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 on a missed target")
     args = parser.parse_args(argv)
 
@@ -188,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         home = work / "home"
         home.mkdir()
         env = dict(os.environ, HOME=str(home), CODEX_HOME=str(home), RUST_BACKTRACE="0")
+        env["XDG_CACHE_HOME"] = str(work / "cache")  # ShellGate's compiled-policy cache
         small = work / "three.rules"
         small.write_text(THREE_RULES)
         big = work / "ten-thousand.rules"
@@ -200,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             times, problems, failed = bench_file(
                 label, rules, command, players, args.runs, env, work
             )
+            codex_player = next((p for p in players if p.name.startswith("codex")), None)
+            bench_cold(rules, command, players[0], codex_player, args.cold_runs, env, work)
             for problem in problems:
                 print(f"  PROBLEM: {problem}")
             ok = ok and not problems
