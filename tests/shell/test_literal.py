@@ -19,6 +19,16 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("X=$(mktemp) node a.js", [["node", "a.js"], ["mktemp"]]),
         ("cat <<'EOF'\nrm -rf x\nEOF", [["cat"]]),  # a heredoc body is data, not a command
         ("rm -rf *", [["rm", "-rf"]]),  # a glob is dynamic
+        # bash that bashlex 0.18 does not implement, rewritten with positions kept:
+        ("[[ -f x ]] && rm -rf y", [["rm", "-rf", "y"]]),
+        ("echo $((1+2)); rm -f z", [["rm", "-f", "z"], ["echo"]]),
+        ("time rm -rf t", [["rm", "-rf", "t"]]),
+        ("coproc rm -rf t", [["rm", "-rf", "t"]]),
+        ("cat <<'EOF'\nx\nEOF", [["cat"]]),  # quoted delimiter, no final newline
+        # substitutions bashlex keeps as raw text:
+        ("echo ${x:-$(rm -rf y)}", [["echo"], ["rm", "-rf", "y"]]),
+        ("cat <<E\n$(rm -rf x) `rm -f q`\nE\n", [["cat"], ["rm", "-rf", "x"], ["rm", "-f", "q"]]),
+        ("cat <<'E'\n$(rm -rf x)\nE\n", [["cat"]]),  # a quoted heredoc body is literal
     ],
 )
 def test_literal_commands(script: str, expected: list[list[str]]) -> None:

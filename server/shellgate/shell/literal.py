@@ -14,10 +14,10 @@ errors. Nothing here raises.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from shellgate.shell.bashlex_compat import embedded_substitutions, rewrite
 from shellgate.shell.split import (
     extract_shell_script,
     read_literal_word,
@@ -27,7 +27,9 @@ from shellgate.shell.split import (
 # Longer scripts are treated as opaque: bashlex is a pure-Python LALR parser and this keeps
 # the worst case bounded.
 MAX_SCRIPT_CHARS = 100_000
-_QUOTED_HEREDOC = re.compile(r"""(<<-?[ \t]*)(['"])([A-Za-z0-9_.-]+)\2""")
+# Substitutions nested in raw text (see `bashlex_compat.embedded_substitutions`) are parsed
+# recursively up to this depth.
+MAX_NESTING = 16
 
 
 def parse_shell_lc_literal_commands(argv: Sequence[str]) -> list[list[str]] | None:
@@ -38,6 +40,10 @@ def parse_shell_lc_literal_commands(argv: Sequence[str]) -> list[list[str]] | No
 
 
 def parse_literal_commands(script: str) -> list[list[str]] | None:
+    return _literal_commands(script, 0)
+
+
+def _literal_commands(script: str, nesting: int) -> list[list[str]] | None:
     plain = try_parse_word_only_commands_sequence(script)
     if plain is not None:
         # Fast path, same answer: every command of a plain script is literal, and the walk
@@ -51,12 +57,29 @@ def parse_literal_commands(script: str) -> list[list[str]] | None:
     stack: list[Any] = list(trees)
     while stack:
         node = stack.pop()
-        if getattr(node, "kind", None) == "command":
+        kind = getattr(node, "kind", None)
+        if kind == "command":
             command = _literal_command(node, script)
             if command is not None:
                 commands.append(command)
+        elif nesting < MAX_NESTING:
+            # Text bashlex keeps raw but bash expands: `${x:-$(cmd)}`, unquoted heredocs.
+            for source in embedded_substitutions(_raw_expanded_text(node, script)):
+                commands.extend(_literal_commands(source, nesting + 1) or ())
         stack.extend(_children(node))
     return commands
+
+
+def _raw_expanded_text(node: Any, script: str) -> str:
+    kind = getattr(node, "kind", None)
+    if kind == "parameter":
+        return str(getattr(node, "value", ""))
+    heredoc = getattr(node, "heredoc", None)
+    if kind == "redirect" and heredoc is not None:
+        delimiter = _source(getattr(node, "output", None), script)
+        if not any(quote in delimiter for quote in "'\"\\"):  # quoted: the body is literal
+            return str(getattr(heredoc, "value", ""))
+    return ""
 
 
 def parse_script(script: str) -> list[Any] | None:
@@ -65,11 +88,10 @@ def parse_script(script: str) -> list[Any] | None:
         return None
     import bashlex  # lazy: only non-plain scripts need the full parser
 
-    # Work around two bashlex heredoc bugs: it wants a newline after the closing delimiter,
-    # and it looks for a quoted delimiter (`<<'EOF'`) with its quotes. The rewrite keeps
-    # every position, so words are still read from the original source.
-    unquoted = _QUOTED_HEREDOC.sub(lambda m: m[1] + m[3] + "  ", script)
-    for text in dict.fromkeys((script, script + "\n", unquoted, unquoted + "\n")):
+    # bashlex wants a newline after a heredoc's closing delimiter; other gaps are rewritten
+    # (positions kept) only when the original text fails.
+    rewritten = rewrite(script)
+    for text in dict.fromkeys((script, script + "\n", rewritten, rewritten + "\n")):
         try:
             return list(bashlex.parse(text))
         except Exception:  # ParsingError, NotImplementedError, RecursionError, ...
@@ -104,10 +126,15 @@ def _literal_command(node: Any, script: str) -> list[str] | None:
 
 
 def _source_word(node: Any, script: str) -> str | None:
+    source = _source(node, script)
+    return read_literal_word(source) if source else None
+
+
+def _source(node: Any, script: str) -> str:
     pos = getattr(node, "pos", None)
     if not (isinstance(pos, tuple) and len(pos) == 2):
-        return None
+        return ""
     start, end = pos
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(script)):
-        return None
-    return read_literal_word(script[start:end])
+        return ""
+    return script[start:end]
