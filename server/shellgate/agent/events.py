@@ -10,7 +10,9 @@ ShellGate additions: `model/request` (the body sent, never the key), `model/retr
 from __future__ import annotations
 
 import json
+import os
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,3 +50,10 @@ class Transcript:
 
 def read_transcript(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def default_transcript_path(thread_id: str) -> Path:
+    """$XDG_STATE_HOME/shellgate/transcripts/<time>-<thread>.jsonl (~/.local/state by default)."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(state) / "shellgate" / "transcripts" / f"{stamp}-{thread_id}.jsonl"

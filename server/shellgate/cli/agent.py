@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -80,12 +79,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--approval-timeout", type=float, default=300.0, metavar="SECONDS",
                    help="an unanswered question counts as denied after this (default 300)")
     return p
-
-
-def default_transcript(thread_id: str) -> Path:
-    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path(state) / "shellgate" / "transcripts" / f"{stamp}-{thread_id}.jsonl"
 
 
 class TerminalView:
@@ -209,7 +202,7 @@ def main(argv: list[str]) -> int:
 async def _run(args: argparse.Namespace, task: str, cwd: str, approval: Any, policy: Any,
                codex_home: Path, standin_script: list[dict[str, Any]] | None) -> int:
     from shellgate.agent.config import AgentConfig, WireApi
-    from shellgate.agent.events import Transcript, fanout
+    from shellgate.agent.events import Transcript, default_transcript_path, fanout
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus
     from shellgate.agent.orchestrated import OrchestratedRunner
@@ -239,7 +232,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, approval: Any, pol
         pending: list[tuple[str, dict[str, Any]]] = []
         session = AgentSession(client, OrchestratedRunner(orchestrator), config, cwd,
                                lambda m, p: pending.append((m, p)))
-        path = Path(args.transcript) if args.transcript else default_transcript(
+        path = Path(args.transcript) if args.transcript else default_transcript_path(
             session.thread_id)
         transcript = Transcript(path)
         for method, params in pending:  # thread/started, emitted before the file existed
