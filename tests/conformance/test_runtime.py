@@ -60,7 +60,7 @@ def _run(case: dict[str, Any], root: Path) -> dict[str, Any]:
     if case["justification"] is not None:
         args += ["--justification", case["justification"]]
     args += ["--", *_fill(case["codex_argv"])]
-    env = {**os.environ, "CODEX_HOME": str(home)}
+    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(folder / "cache")}
     proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=folder, timeout=120)
     return {"code": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
 

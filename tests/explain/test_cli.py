@@ -12,7 +12,7 @@ import pytest
 
 
 def _run(args: list[str], home: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CODEX_HOME": str(home)}
+    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(home.parent / "cache")}
     return subprocess.run(
         [sys.executable, "-m", "shellgate", "explain", *args],
         capture_output=True,
@@ -125,3 +125,18 @@ def test_usage_errors_exit_2(home: Path, args: list[str]) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip()
+
+
+def test_cached_policy_gives_the_same_answer_and_follows_edits(home: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "r.rules"
+    rules.write_text('prefix_rule(pattern=["make"], decision="prompt")\n', encoding="utf-8")
+    args = ["--json", "--rules", str(rules), "--", "make", "all"]
+    first = _run(args, home)
+    assert list((home.parent / "cache" / "shellgate" / "explain").iterdir())
+    second = _run(args, home)
+    assert first.stdout == second.stdout
+    assert json.loads(second.stdout)["segments"][0]["matched_rules"][0]["line"] == 1
+    rules.write_text('\nprefix_rule(pattern=["make"], decision="forbidden")\n', encoding="utf-8")
+    edited = json.loads(_run(args, home).stdout)
+    assert edited["decision"] == "forbidden"
+    assert edited["segments"][0]["matched_rules"][0]["line"] == 2

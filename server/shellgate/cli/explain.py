@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import marshal
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shellgate.rules.layers import RulesLayer
+    from shellgate.rules.policy import Policy
 
 USAGE = (
     "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] "
@@ -101,7 +108,7 @@ def main(argv: list[str]) -> int:
     )
 
     from shellgate.rules.errors import RulesError
-    from shellgate.rules.layers import discover_layers, load_layers
+    from shellgate.rules.layers import discover_layers
 
     try:
         layers = discover_layers(
@@ -109,7 +116,7 @@ def main(argv: list[str]) -> int:
             project=Path(args.project) if args.project else None,
             extra_rules=args.rules,
         )
-        policy = load_layers(layers)
+        policy = _load_cached(layers)
     except RulesError as exc:
         print(f"shellgate explain: error: {exc}", file=sys.stderr)
         print(
@@ -130,3 +137,98 @@ def main(argv: list[str]) -> int:
     else:
         sys.stdout.write(render_text(explanation))
     return 0
+
+
+# Loading rules with every span costs seconds for a 10 000-rule file; a loaded policy is kept,
+# keyed by everything it depends on (file names and bytes, cwd, HOME, ShellGate's rules code),
+# as plain marshal data (no pickle: nothing in the cache can run code). Failures are not kept.
+_CACHE_VERSION = 1
+
+
+def _load_cached(layers: Sequence[RulesLayer]) -> Policy:
+    from shellgate.rules.layers import load_layers
+
+    key = _cache_key(layers)
+    if key is not None:
+        try:
+            with open(key, "rb") as fh:
+                return _thaw(marshal.load(fh))
+        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
+            pass
+    policy = load_layers(layers)
+    if key is not None:
+        try:
+            os.makedirs(os.path.dirname(key), exist_ok=True)
+            tmp = f"{key}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                marshal.dump(_freeze(policy), fh)
+            os.replace(tmp, key)
+        except (OSError, ValueError):
+            pass
+    return policy
+
+
+def _cache_key(layers: Sequence[RulesLayer]) -> str | None:
+    if os.environ.get("SHELLGATE_NO_CACHE"):
+        return None
+    from hashlib import blake2b
+
+    from shellgate import rules
+
+    h = blake2b(digest_size=32)
+    try:
+        code_dir = os.path.dirname(rules.__file__)
+        stamp = [
+            f"{n}:{os.stat(os.path.join(code_dir, n)).st_mtime_ns}"
+            for n in sorted(os.listdir(code_dir))
+            if n.endswith(".py")
+        ]
+        h.update(repr([_CACHE_VERSION, os.getcwd(), os.environ.get("HOME", ""), stamp]).encode())
+        for layer in layers:
+            for path in layer.files:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+                h.update(b"\0%s\0%s\0%d\0" % (layer.name.encode(), os.fsencode(path), len(data)))
+                h.update(data)
+    except OSError:
+        return None  # the loader will report it properly
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "shellgate", "explain", h.hexdigest())
+
+
+def _span(span: Any) -> Any:
+    if span is None:
+        return None
+    return (span.path, span.line, span.column, span.end_line, span.end_column)
+
+
+def _freeze(policy: Policy) -> Any:
+    rules = [
+        (r.first, r.rest, r.decision.value, r.justification, _span(r.span), r.layer)
+        for r in policy.rules
+    ]
+    network = [
+        (n.host, n.protocol, n.decision.value, n.justification, _span(n.span))
+        for n in policy.network_rules
+    ]
+    return (_CACHE_VERSION, rules, network, dict(policy.host_executables))
+
+
+def _thaw(data: Any) -> Policy:
+    from shellgate.rules.decision import Decision
+    from shellgate.rules.policy import Policy
+    from shellgate.rules.rule import NetworkRule, PrefixRule
+    from shellgate.rules.source import SourceSpan
+
+    version, rules, network, hosts = data
+    if version != _CACHE_VERSION:
+        raise ValueError("stale cache")
+
+    def span(raw: Any) -> SourceSpan | None:
+        return None if raw is None else SourceSpan(*raw)
+
+    return Policy(
+        (PrefixRule(f, rest, Decision(d), j, span(s), layer) for f, rest, d, j, s, layer in rules),
+        (NetworkRule(h, p, Decision(d), j, span(s)) for h, p, d, j, s in network),
+        hosts,
+    )

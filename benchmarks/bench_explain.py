@@ -1,0 +1,156 @@
+"""Explain speed (issue 3).
+
+Prints
+  1. in-process `explain()` of a five-segment `bash -lc` script against a 10 000-rule policy
+     loaded from a real rules file (median and p90 in microseconds; target: median <= 200 us),
+     also with the JSON and text renderings, and how long loading that policy with spans took;
+  2. whole-process `shellgate explain` time for one command (median ms), with no rules and with
+     the 10 000-rule file;
+  3. what importing bashlex costs on that path (`-X importtime`, and whether a plain script's
+     explain imports it at all).
+
+Usage: .venv/bin/python benchmarks/bench_explain.py [--runs 3000] [--process-runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from shellgate.approval.context import ExecContext
+from shellgate.explain import explain, render_text, to_json
+from shellgate.rules.layers import discover_layers, load_layers
+
+SCRIPT = "git status && ls -la src | grep -n TODO ; cargo test -p core || rm -rf build"
+ARGV = ["bash", "-lc", SCRIPT]
+TARGET_US = 200.0
+
+
+def _rules_text(n: int) -> str:
+    lines = [
+        'prefix_rule(pattern=["git", "status"], decision="allow")',
+        'prefix_rule(pattern=["ls"], decision="allow")',
+        'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash")',
+    ]
+    for i in range(n - len(lines)):
+        # Spread as large real policies are: many programs, a few subcommands each, and a
+        # fuller `git` bucket (every 400th rule).
+        if i % 400 == 0:
+            lines.append(f'prefix_rule(pattern=["git", "sub{i}"], decision="prompt")')
+        else:
+            lines.append(f'prefix_rule(pattern=["tool{i // 5}", "sub{i % 5}"], decision="allow")')
+    return "\n".join(lines) + "\n"
+
+
+def _time_us(fn: Callable[[], object], runs: int) -> tuple[float, float]:
+    for _ in range(min(200, runs)):
+        fn()
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter_ns()
+        fn()
+        samples.append((time.perf_counter_ns() - t0) / 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.9)]
+
+
+def _process_ms(args: list[str], env: dict[str, str], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(args, env=env, capture_output=True, check=True)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def _import_us(code: str, module: str) -> int | None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True
+    )
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|\s*(\S+)$", line)
+        if m and m.group(2) == module:
+            return int(m.group(1))
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3000)
+    parser.add_argument("--process-runs", type=int, default=15)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        (home / "rules").mkdir(parents=True)
+        rules = Path(tmp) / "big.rules"
+        rules.write_text(_rules_text(10_000), encoding="utf-8")
+
+        t0 = time.perf_counter()
+        policy = load_layers(discover_layers(codex_home=home, extra_rules=[str(rules)]))
+        load_ms = (time.perf_counter() - t0) * 1000
+        print(f"policy: {len(policy.rules)} rules, loaded with spans in {load_ms:.0f} ms")
+
+        ctx = ExecContext()
+        ex = explain(ARGV, policy=policy, context=ctx)
+        assert len(ex.segments) == 5, ex.segments
+        median, p90 = _time_us(lambda: explain(ARGV, policy=policy, context=ctx), args.runs)
+        verdict = "ok" if median <= TARGET_US else "MISSED"
+        print(
+            f"in-process explain, 5-segment bash -lc, 10k rules: median {median:.1f} us, "
+            f"p90 {p90:.1f} us (target <= {TARGET_US:.0f} us: {verdict})"
+        )
+        jm, _ = _time_us(lambda: to_json(explain(ARGV, policy=policy, context=ctx)), args.runs)
+        tm, _ = _time_us(lambda: render_text(explain(ARGV, policy=policy, context=ctx)), args.runs)
+        print(f"  + to_json: median {jm:.1f} us; + render_text: median {tm:.1f} us")
+
+        env = {**os.environ, "CODEX_HOME": str(home)}
+        base = [sys.executable, "-m", "shellgate", "explain"]
+        runs = args.process_runs
+        print(f"whole process (median of {runs}):")
+        bare = _process_ms([sys.executable, "-c", "pass"], env, runs)
+        print(f"  python -c pass                          {bare:7.1f} ms (the floor)")
+        for label, cmd in (
+            ("shellgate explain -- ls", [*base, "--", "ls"]),
+            ("shellgate explain --shell <5 segments>", [*base, "--shell", SCRIPT]),
+            ("shellgate explain --json --shell <5 seg.>", [*base, "--json", "--shell", SCRIPT]),
+            (
+                "... --rules <10k rules> --shell <5 seg.>",
+                [*base, "--rules", str(rules), "--shell", SCRIPT],
+            ),
+        ):
+            print(f"  {label:<40}{_process_ms(cmd, env, runs):7.1f} ms")
+
+    alone = _import_us("import bashlex", "bashlex")
+    print(f"importing bashlex alone: {alone} us cumulative (-X importtime)")
+    plain = _import_us(
+        "from shellgate.explain import explain; from shellgate.rules.policy import Policy; "
+        f"explain({SCRIPT!r}, policy=Policy())",
+        "bashlex",
+    )
+    print(
+        "explain of the plain 5-segment script imports bashlex: "
+        + ("no" if plain is None else f"yes, {plain} us")
+    )
+    opaque = _import_us(
+        "from shellgate.explain import explain; from shellgate.rules.policy import Policy; "
+        "explain('ls > out.txt', policy=Policy())",
+        "bashlex",
+    )
+    print(
+        "explain of a non-plain script (a redirection) imports bashlex: "
+        + ("no" if opaque is None else f"yes, {opaque} us")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
