@@ -148,3 +148,8 @@ def test_one_shot_question(policy: Policy) -> None:
     assert ex.requirement == NeedsApproval(None, None, one_shot=True)
     assert _valid(ex)["requirement"]["available_decisions"] == ["accept", "cancel"]
     assert render_text(ex).startswith("ASKS     once")
+
+
+def test_an_empty_argv_is_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        explain([], policy=Policy())

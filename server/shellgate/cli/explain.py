@@ -112,8 +112,8 @@ def main(argv: list[str]) -> int:
 
     try:
         layers = discover_layers(
-            codex_home=Path(args.codex_home) if args.codex_home else None,
-            project=Path(args.project) if args.project else None,
+            codex_home=Path(os.path.abspath(args.codex_home)) if args.codex_home else None,
+            project=Path(os.path.abspath(args.project)) if args.project else None,
             extra_rules=args.rules,
         )
         policy = _load_cached(layers)

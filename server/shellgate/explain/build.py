@@ -49,12 +49,17 @@ def explain(
     cwd: str | None = None,
     rules_files: Sequence[tuple[str, str]] = (),
 ) -> Explanation:
-    """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`."""
+    """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
+
+    Raises ValueError for an empty argv (Codex never runs one); nothing else raises.
+    """
     from shellgate.shell.dangerous import DangerKind, dangerous_command_match
     from shellgate.shell.known_safe import is_known_safe_command
     from shellgate.shell.split import extract_shell_script, parse_shell_lc_plain_commands
 
     argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
+    if not argv:
+        raise ValueError("explain needs a command: the argv is empty")
     extracted = extract_shell_script(argv)
     plain = parse_shell_lc_plain_commands(argv)
     commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)

@@ -98,8 +98,15 @@ def _reasons(seg: Segment) -> list[str]:
     return out or ["nothing"]
 
 
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and path.startswith(home + "/"):
+        return "~" + path[len(home) :]
+    return path
+
+
 def _rule(h: RuleHit) -> str:
-    where = h.location or "(built in)"
+    where = _home(h.location) if h.location else "(built in)"
     layer = f" [{h.layer}]" if h.layer else ""
     via = f" via {h.resolved_program}" if h.resolved_program else ""
     just = f": {h.justification}" if h.justification else ""
@@ -134,12 +141,11 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
             rows.append(("amendment", "none"))
         else:
             rule = f'prefix_rule(pattern={_pattern(amendment)}, decision="allow")'
-            when = (
-                "offered only if a failed sandboxed run asks to retry"
-                if isinstance(req, Skip)
-                else "\"don't ask again\" adds"
-            )
-            rows.append(("amendment", f"{when} {rule}"))
+            if isinstance(req, Skip):
+                text = f"{rule} (offered only if a failed sandboxed run asks to retry)"
+            else:
+                text = f"\"don't ask again\" adds {rule}"
+            rows.append(("amendment", text))
     first = ex.first_attempt
     if first is None:
         rows.append(("first run", "never runs"))
