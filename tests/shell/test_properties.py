@@ -41,7 +41,7 @@ argvs = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scripts)
 def test_splitting_never_raises_and_yields_non_empty_argvs(script: str) -> None:
     commands = try_parse_word_only_commands_sequence(script)
@@ -53,7 +53,7 @@ def test_splitting_never_raises_and_yields_non_empty_argvs(script: str) -> None:
         assert all(command for command in literal)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(argvs)
 def test_classifiers_never_raise(argv: list[str]) -> None:
     parse_shell_lc_plain_commands(argv)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate.shell.quote import try_join, try_quote
@@ -48,6 +48,7 @@ def test_nul_falls_back_to_space_join() -> None:
     assert try_join(["echo", "a\x00b c"]) == "echo a\x00b c"
 
 
+@settings(deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)))
 def test_quoting_round_trips_through_a_posix_shell_lexer(words: list[str]) -> None:
     words = [w for w in words if "\x00" not in w]
