@@ -3,6 +3,10 @@ policy, sandbox and other rules say."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,12 +17,15 @@ from shellgate.approval.context import (
     SandboxPermissions,
 )
 from shellgate.approval.requirement import Forbidden
-from shellgate.explain import explain, to_json
+from shellgate.explain import explain, render_text, to_json
 from shellgate.explain.model import Parse
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.shell.quote import try_join
 
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "rules-schema" / "explain.schema.json").read_text("utf-8")
+)
 WORDS = ["git", "ls", "rm", "cargo", "push", "-rf", "-la", "status", "build", "x", "sudo"]
 word = st.sampled_from(WORDS)
 command = st.lists(word, min_size=1, max_size=4)
@@ -78,3 +85,23 @@ def test_any_forbidden_segment_forbids_the_script(
     assert isinstance(ex.requirement, Forbidden)
     assert ex.requirement.reason.startswith(f"`{try_join(['bash', '-lc', script])}` rejected: ")
     assert to_json(ex)["requirement"]["type"] == "forbidden"
+
+
+NASTY = st.sampled_from(
+    ["$(", "`", "'", '"', "<<EOF\n", ">", "|", "&&", ";", "\\", "\x00", "{", "}", "((", "sudo ",
+     "env A=1 ", "rm -rf ", "bash -c '", "timeout 5 ", "\n", " ", "x", "ls"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    script=st.one_of(st.text(max_size=80), st.lists(NASTY, max_size=15).map("".join)),
+    context=contexts,
+)
+def test_explain_never_raises_and_always_fits_the_schema(
+    script: str, context: ExecContext
+) -> None:
+    ex = explain(script, policy=Policy(), context=context)
+    data = to_json(ex)
+    jsonschema.validate(data, SCHEMA)
+    assert render_text(ex).startswith(("ALLOWED", "ASKS", "REFUSED"))
