@@ -64,15 +64,16 @@ def _enclosing_call(before: str) -> tuple[str | None, int]:
     return None, -1
 
 
-def _in_string(line: str) -> bool:
-    """Is the end of `line` inside a quoted string (no escapes/triple quotes handled)?"""
+def _open_quote(line: str) -> int:
+    """Where the string the end of `line` is inside starts, or -1 (no escapes handled)."""
     quote: str | None = None
-    for ch in line:
+    start = -1
+    for i, ch in enumerate(line):
         if quote is None and ch in "\"'":
-            quote = ch
+            quote, start = ch, i
         elif ch == quote:
             quote = None
-    return quote is not None
+    return start if quote is not None else -1
 
 
 def _strip_comment(line: str) -> str:
@@ -93,8 +94,10 @@ def context_at(before: str) -> Context:
         return Context(Kind.NONE)  # in a comment
     window = "\n".join(_strip_comment(x) for x in before[-_WINDOW:].split("\n"))
     line = window.rsplit("\n", 1)[-1]
-    call, start = _enclosing_call(window)
-    if _in_string(line):
+    quote = _open_quote(line)
+    scanned = window if quote < 0 else window[: len(window) - len(line) + quote]
+    call, start = _enclosing_call(scanned)
+    if quote >= 0:
         m = _STRING_VALUE.search(line)
         if m is not None and call is not None:
             return Context(Kind.VALUE, call, m.group(1), m.group(3))

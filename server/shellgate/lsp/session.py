@@ -79,7 +79,7 @@ class Session:
         self.workspace: Workspace | None = None
         self.supports_pull = False
         self.client_watches = False
-        self.watch_task: asyncio.Task[None] | None = None
+        self.watch_tasks: list[asyncio.Task[None]] = []
         self.stop = asyncio.Event()
         # Called (on the event loop) when rules on disk change: features refresh their views.
         self.listeners: list[Callable[[], None]] = []

@@ -8,7 +8,6 @@ Every change drops the merged layers and tells the features (diagnostics, hints)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("shellgate.lsp")
 
 REGISTRATION_ID = "shellgate-rules-watch"
+REGISTER_TIMEOUT = 5.0  # seconds: a client that never answers must not cost us the watching
 
 
 def choose(ls: ShellGateServer, caps: T.ClientCapabilities) -> None:
@@ -29,45 +29,42 @@ def choose(ls: ShellGateServer, caps: T.ClientCapabilities) -> None:
     ls.session.client_watches = bool(dyn is not None and dyn.dynamic_registration)
 
 
-def _watched_dirs(ls: ShellGateServer) -> list[Path]:
-    session = ls.session
-    dirs: list[Path] = []
-    home = session.settings.codex_home
-    if home is not None and home.is_dir():
-        dirs.append(home)
-    if not session.client_watches:
-        for root in session.roots:
-            dot = root / ".codex"
-            target = dot if dot.is_dir() else root
-            if target.is_dir():
-                dirs.append(target)
+def _project_dirs(ls: ShellGateServer) -> list[Path]:
+    dirs = []
+    for root in ls.session.roots:
+        dot = root / ".codex"
+        target = dot if dot.is_dir() else root
+        if target.is_dir():
+            dirs.append(target)
     return dirs
+
+
+def _watch(ls: ShellGateServer, dirs: list[Path]) -> None:
+    if dirs:
+        ls.session.watch_tasks.append(asyncio.create_task(_run(ls, dirs)))
 
 
 async def start(ls: ShellGateServer) -> None:
     session = ls.session
+    home = session.settings.codex_home
+    _watch(ls, [home] if home is not None and home.is_dir() else [])
     if session.client_watches:
         watcher = T.FileSystemWatcher(glob_pattern="**/*.rules")
+        registration = T.Registration(
+            id=REGISTRATION_ID,
+            method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=T.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+        )
         try:
-            await ls.client_register_capability_async(
-                T.RegistrationParams(
-                    [
-                        T.Registration(
-                            id=REGISTRATION_ID,
-                            method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=T.DidChangeWatchedFilesRegistrationOptions(
-                                watchers=[watcher]
-                            ),
-                        )
-                    ]
-                )
+            await asyncio.wait_for(
+                ls.client_register_capability_async(T.RegistrationParams([registration])),
+                REGISTER_TIMEOUT,
             )
-        except Exception as exc:  # the client refused: watch ourselves
-            log.info("client file watching unavailable (%s); using watchfiles", exc)
+            return
+        except Exception as exc:  # refused, or no answer: watch the project ourselves
+            log.info("client file watching unavailable (%r); using watchfiles", exc)
             session.client_watches = False
-    dirs = _watched_dirs(ls)
-    if dirs:
-        session.watch_task = asyncio.create_task(_run(ls, dirs))
+    _watch(ls, _project_dirs(ls))
 
 
 def _is_rules(_change: object, path: str) -> bool:
@@ -99,8 +96,6 @@ def register(server: ShellGateServer) -> None:
 
 def stop(ls: ShellGateServer) -> None:
     ls.session.stop.set()
-    task = ls.session.watch_task
-    if task is not None:
+    for task in ls.session.watch_tasks:
         task.cancel()
-        with contextlib.suppress(Exception):
-            ls.session.watch_task = None
+    ls.session.watch_tasks.clear()
