@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from shellgate.rules import examples, instrument, nul, syntax
 from shellgate.rules.builtins import BuiltinError, Collector
@@ -28,7 +29,7 @@ MAX_STEPS = 1_000_000
 MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark-go's
 
 # Code that can repeat work (loops, functions) is instrumented to count steps.
-_NEEDS_BOUND = re.compile(r"\b(?:for|def|lambda)\b")
+_KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda"))
 _TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
 _BRACKETS = re.compile(r"[\[\](){}]")
 _DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
@@ -202,7 +203,7 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
     site_spans: list[SourceSpan | None] = []
     site_lparens: list[tuple[int, int]] = []
     source = text
-    if spans or _NEEDS_BOUND.search(text):
+    if spans or _may_repeat(text):
         tree = syntax.parse_module(text)
         if tree is None:
             _syntax_check(text, path)  # a Starlark syntax error is reported as Codex would
@@ -383,28 +384,43 @@ def _call_at(calls: Sequence[syntax.Call], span: SourceSpan | None) -> syntax.Ca
     return next((c for c in calls if c.span == span), None)
 
 
+def _too_deep(text: str, path: str) -> None:
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        depth += _DEPTH[m.group()]
+        if depth > MAX_NESTING:
+            line = text.count("\n", 0, m.start()) + 1
+            raise RulesError(
+                f"Parse error: brackets nested deeper than {MAX_NESTING} levels",
+                path=path,
+                line=line,
+                column=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+                code="too-deep",
+            )
+
+
+def _may_repeat(text: str) -> bool:
+    """Does the text use `for`, `def` or `lambda` (as words)? A literal-prefix search is
+    ten times faster than `\\bfor\\b` on a large file."""
+    for pattern in _KEYWORDS_THAT_REPEAT:
+        for m in pattern.finditer(text):
+            before = text[m.start() - 1] if m.start() else " "
+            if not (before.isalnum() or before == "_"):
+                return True
+    return False
+
+
 def _check_dialect(text: str, path: str) -> None:
     """starlark-rust rejects what starlark-go accepts: a BOM, tab indentation; and bound the
     nesting depth (Codex's parser overflows its stack; Python's stops at 200 levels)."""
-    depth = deepest = 0
-    for m in _BRACKETS.finditer(text):
-        depth += _DEPTH[m.group()]
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_NESTING:
-                line = text.count("\n", 0, m.start()) + 1
-                raise RulesError(
-                    f"Parse error: brackets nested deeper than {MAX_NESTING} levels",
-                    path=path,
-                    line=line,
-                    column=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
-                    code="too-deep",
-                )
+    deltas = map(_DEPTH.__getitem__, _BRACKETS.findall(text))
+    if max(accumulate(deltas), default=0) > MAX_NESTING:
+        _too_deep(text, path)
     if text.startswith("\ufeff"):
         raise RulesError(
             "Parse error: invalid input `\ufeff`", path=path, line=1, column=1, code="syntax-error"
         )
-    tab = _TAB_INDENT.search(text)
+    tab = _TAB_INDENT.search(text) if "\t" in text else None
     if tab is not None:
         line = text.count("\n", 0, tab.start()) + 1
         raise RulesError(

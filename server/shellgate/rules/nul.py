@@ -25,7 +25,7 @@ def _uses(text: str, code: int) -> bool:
 
 def hide_nuls(text: str) -> tuple[str, str | None]:
     """(text with NUL escapes replaced, the sentinel character) or (text, None) if none."""
-    if _NUL_ESCAPE.search(text) is None:
+    if "\\" not in text or _NUL_ESCAPE.search(text) is None:
         return text, None
     for code in range(7, 0, -1):
         if not _uses(text, code):

@@ -71,20 +71,32 @@ def builtin_specs() -> Mapping[str, BuiltinSpec]:
     return specs
 
 
+_INFO: dict[str, tuple[tuple[str, ...], frozenset[str], dict[str, type]]] = {}
+
+
+def _info(spec: BuiltinSpec) -> tuple[tuple[str, ...], frozenset[str], dict[str, type]]:
+    info = _INFO.get(spec.name)
+    if info is None:
+        names = tuple(p.name for p in spec.params)
+        info = (names, frozenset(names), {p.name: _PY_TYPES[p.type] for p in spec.params})
+        _INFO[spec.name] = info
+    return info
+
+
 def bind(
     spec: BuiltinSpec, args: Sequence[object], kwargs: Mapping[str, object]
 ) -> dict[str, object]:
     """Parameter name -> value for the arguments given (absent optionals are left out)."""
-    params = spec.params
-    if len(args) > len(params):
+    names, known, types = _info(spec)
+    if len(args) > len(names):
         raise BindError(
-            f"Found {len(args) - len(params)} extra positional argument(s) for call to {spec.name}",
+            f"Found {len(args) - len(names)} extra positional argument(s) for call to {spec.name}",
             code="extra-positional",
         )
-    bound: dict[str, object] = {p.name: v for p, v in zip(params, args, strict=False)}
+    bound: dict[str, object] = dict(zip(names, args, strict=False)) if args else {}
     extra: list[str] = []
     for name, value in kwargs.items():
-        if spec.param(name) is None:
+        if name not in known:
             extra.append(name)
         elif name in bound:
             raise BindError(
@@ -95,21 +107,23 @@ def bind(
         else:
             bound[name] = value
     if extra:
-        names = ", ".join(f"`{n}`" for n in extra)
+        listed = ", ".join(f"`{n}`" for n in extra)
         raise BindError(
-            f"Found {names} extra named parameter(s) for call to {spec.name}",
+            f"Found {listed} extra named parameter(s) for call to {spec.name}",
             extra[0],
             "unknown-argument",
         )
-    for p in params:
+    for p in spec.params:
         if p.required and p.name not in bound:
             raise BindError(
                 f"Missing parameter `{p.name}` for call to `{spec.name}`", None, "missing-argument"
             )
-    for p in params:
+    if all(type(v) is types[k] for k, v in bound.items()):
+        return bound  # the common case, cheaply
+    for p in spec.params:  # report the first wrong type in declaration order
         if p.name in bound:
             value = bound[p.name]
-            want = _PY_TYPES[p.type]
+            want = types[p.name]
             if not isinstance(value, want) or (want is int and isinstance(value, bool)):
                 raise BindError(
                     f"Type of parameter `{p.name}` doesn't match, expected `{p.type}`, actual "

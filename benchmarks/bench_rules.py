@@ -1,0 +1,102 @@
+"""Rules engine speed: in-process evaluation at 10 / 1 000 / 10 000 / 100 000 rules (median µs
+per `Policy.check`), and loading + validating a 10 000-rule file (median ms).
+
+    .venv/bin/python benchmarks/bench_rules.py [--quick]
+
+Targets (issue 2): evaluation median <= 5 µs at 10 000 rules and within 2x from 10 to 100 000;
+load + validate of 10 000 rules <= 150 ms.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from shellgate.rules.decision import Decision
+from shellgate.rules.loader import load_policy
+from shellgate.rules.policy import Policy
+from shellgate.rules.rule import PrefixRule
+
+DECISIONS = [Decision.ALLOW, Decision.PROMPT, Decision.FORBIDDEN]
+SUBS = ["status", "log", "push", "build", "test", "run", "install", "list"]
+
+
+def generated_rules(n: int, seed: int = 1) -> list[PrefixRule]:
+    """n rules over n/4 programs (four rules per program, some with alternatives)."""
+    rnd = random.Random(seed)
+    programs = max(1, n // 4)
+    rules = []
+    for i in range(n):
+        prog = f"tool{i % programs}"
+        rest: tuple[tuple[str, ...], ...] = ()
+        if i % 4:
+            rest = ((rnd.choice(SUBS),),) if i % 4 != 3 else (tuple(rnd.sample(SUBS, 2)), ("-x",))
+        rules.append(PrefixRule(prog, rest, DECISIONS[i % 3]))
+    return rules
+
+
+def rules_text(n: int) -> str:
+    lines = []
+    for r in generated_rules(n):
+        toks = [f'"{r.first}"'] + [
+            f'"{a[0]}"' if len(a) == 1 else "[" + ", ".join(f'"{x}"' for x in a) + "]"
+            for a in r.rest
+        ]
+        lines.append(f'prefix_rule(pattern=[{", ".join(toks)}], decision="{r.decision.value}")\n')
+    return "".join(lines)
+
+
+def bench_check(n: int, rounds: int) -> float:
+    policy = Policy(generated_rules(n))
+    rnd = random.Random(7)
+    programs = max(1, n // 4)
+    cmds = [
+        [f"tool{rnd.randrange(programs)}", rnd.choice(SUBS), "-x", "arg"] for _ in range(200)
+    ] + [["unknown-program", "x"]] * 20
+    check = policy.check
+    samples = []
+    for _ in range(rounds):
+        for cmd in cmds:
+            t = time.perf_counter_ns()
+            check(cmd)
+            samples.append(time.perf_counter_ns() - t)
+    return statistics.median(samples) / 1000
+
+
+def bench_load(n: int, rounds: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.rules"
+        path.write_text(rules_text(n))
+        times = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            policy = load_policy([path])
+            times.append(time.perf_counter() - t)
+            assert len(policy.rules) == n
+    return statistics.median(times) * 1000
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    print("in-process evaluation (Policy.check, median per command):")
+    figures = {}
+    for n in (10, 1_000, 10_000, 100_000):
+        figures[n] = bench_check(n, 5 if quick else 50)
+        print(f"  {n:>7} rules: {figures[n]:6.2f} us")
+    spread = max(figures.values()) / min(figures.values())
+    print(f"  10 -> 100000 rules spread: {spread:.2f}x (target <= 2x)")
+    print(f"  10000 rules: {'OK' if figures[10_000] <= 5 else 'OVER'} (target <= 5 us)")
+    load = bench_load(10_000, 3 if quick else 7)
+    print(
+        f"load + validate a 10000-rule file (load_policy, median): {load:.0f} ms "
+        f"({'OK' if load <= 150 else 'OVER'}; target <= 150 ms)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
