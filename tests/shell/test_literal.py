@@ -24,6 +24,13 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("echo $((1+2)); rm -f z", [["rm", "-f", "z"], ["echo"]]),
         ("time rm -rf t", [["rm", "-rf", "t"]]),
         ("coproc rm -rf t", [["rm", "-rf", "t"]]),
+        ("case x in a) rm -rf y;; esac", [["rm", "-rf", "y"]]),
+        (
+            'case "$1" in\n (start|go) echo hi ;;\n stop) rm -f pid;;\n *) ;;\nesac\nls',
+            [["ls"], ["rm", "-f", "pid"], ["echo", "hi"]],
+        ),
+        ("case a in a) case b in b) rm -f z;; esac;; esac", [["rm", "-f", "z"]]),
+        ('case x in a) echo "esac ;;" ;; esac', [["echo", "esac ;;"]]),
         ("cat <<'EOF'\nx\nEOF", [["cat"]]),  # quoted delimiter, no final newline
         # substitutions bashlex keeps as raw text:
         ("echo ${x:-$(rm -rf y)}", [["echo"], ["rm", "-rf", "y"]]),
@@ -36,7 +43,7 @@ def test_literal_commands(script: str, expected: list[list[str]]) -> None:
 
 
 @pytest.mark.parametrize(
-    "script", ["if then rm -rf x", "echo 'open", "case x in a) rm -rf y;; esac", "ls\x00"]
+    "script", ["if then rm -rf x", "echo 'open", "case x a) rm -rf y;; esac", "ls\x00"]
 )
 def test_unparseable_scripts_are_opaque(script: str) -> None:
     assert parse_literal_commands(script) is None
