@@ -87,6 +87,7 @@ def test_plain_scripts(script: str, expected: list[list[str]]) -> None:
         "ls\r",
         "ls\x00",
         "echo a\\ b",
+        "echo a\u00a0b",
         "ls \\\n -l",  # line continuation: kept out of the plain subset
         "echo 'unterminated",
         'echo "unterminated',

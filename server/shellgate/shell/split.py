@@ -158,6 +158,8 @@ class _Scanner:
                 bare = src[start : self.i]
                 if bare.startswith("=") or not _UNSAFE_BARE.isdisjoint(bare):
                     raise _NotPlain
+                if not bare.isascii() and any(c.isspace() for c in bare):
+                    raise _NotPlain  # Unicode blanks: a word to bash, maybe a gap to tree-sitter
                 pieces.append(bare)
                 kinds.append("word")
         if not pieces:
