@@ -169,7 +169,7 @@ def _load_cached(layers: Sequence[RulesLayer]) -> Policy:
 
 
 def _cache_key(layers: Sequence[RulesLayer]) -> str | None:
-    if os.environ.get("SHELLGATE_NO_CACHE"):
+    if os.environ.get("SHELLGATE_NO_CACHE") or not any(layer.files for layer in layers):
         return None
     from hashlib import blake2b
 

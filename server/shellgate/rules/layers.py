@@ -92,14 +92,14 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
     """One policy from every layer, each rule with its span and layer, as Codex reads them:
     file after file, host executables carried across files. Raises RulesError on bad input (a
     broken file is an error here, never an empty policy that would let commands through)."""
-    from shellgate.rules.loader import parse_text, read_rules_file
-
     rules: list[PrefixRule] = []
     network: list[NetworkRule] = []
     hosts: dict[str, tuple[str, ...]] = {}
     for layer in layers:
         for path in layer.files:
             # parse_text rather than load_policy: it keeps every rule's span for explanations.
+            from shellgate.rules.loader import parse_text, read_rules_file
+
             parsed = parse_text(read_rules_file(path), path, hosts)
             if parsed.error is not None:
                 raise parsed.error
