@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from shellgate.lint.check_comments import CheckComment, find_check_comments
 from shellgate.lint.codex_errors import codex_findings
@@ -63,7 +63,17 @@ def _rule_calls(parsed: ParsedFile) -> list[RuleCall]:
 
 def analyze(text: str, path: str) -> FileAnalysis:
     """Everything lint says about one file's text. Never raises for any text."""
-    parsed = parse_text(text, path)
+    try:
+        parsed = parse_text(text, path)
+    except Exception as exc:  # the loader promises not to raise; an editor must never crash
+        err = RulesError(
+            f"ShellGate could not evaluate this file ({type(exc).__name__}: {exc})",
+            path=path,
+            line=1,
+            column=1,
+            code="internal-error",
+        )
+        parsed = ParsedFile(path, (), (), {}, (), err)
     return _analysis(text, path, parsed)
 
 
@@ -84,14 +94,19 @@ def _analysis(text: str, path: str, parsed: ParsedFile) -> FileAnalysis:
     err = parsed.error
     if err is not None:
         codex = codex_findings(err, lines, len(parsed.rules), parsed.calls)
-        findings += codex
         if err.code in EXAMPLE_CODES:
-            seen = {(f.span.line, f.span.column) for f in codex}
-            findings += [
-                f
+            # Codex names the first failing example; ours names each, with a fix. Keep Codex's
+            # words on the one it names, and give it our fix.
+            mine = {
+                (f.span.line, f.span.column): f
                 for f in example_findings(rule_calls, parsed.host_executables, lines)
-                if (f.span.line, f.span.column) not in seen
-            ]
+            }
+            for i, f in enumerate(codex):
+                twin = mine.pop((f.span.line, f.span.column), None)
+                if twin is not None and f.code in EXAMPLE_CODES:
+                    codex[i] = replace(f, fixes=twin.fixes)
+            findings += mine.values()
+        findings += codex
     if parsed.rules:
         policy = Policy(parsed.rules, host_executables=parsed.host_executables)
         findings += overlap_findings(rule_calls, lines)
