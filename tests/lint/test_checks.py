@@ -73,7 +73,7 @@ def test_every_failing_example_has_its_own_error_and_fix() -> None:
     assert [(f.span.line, f.span.column) for f in failing] == [(3, 26), (3, 38)]
     fixed = apply(text, failing[1])
     assert '    match = ["git push", "git pull"],' in fixed
-    fixed = apply(fixed, [f for f in findings(fixed) if f.code == "example-not-matched"][0])
+    fixed = apply(fixed, next(f for f in findings(fixed) if f.code == "example-not-matched"))
     assert analyze(fixed, "t.rules").error is None
 
 
@@ -148,7 +148,8 @@ def test_equivalent_spellings() -> None:
 
 def test_spelling_hint_silent_when_a_rule_covers_it() -> None:
     text = (
-        'prefix_rule(pattern = ["rm", ["-rf", "-fr"]], decision = "forbidden", justification = "x")\n'
+        'prefix_rule(pattern = ["rm", ["-rf", "-fr"]], decision = "forbidden",'
+        ' justification = "x")\n'
         'prefix_rule(pattern = ["rm"], decision = "prompt")\n'
     )
     assert not [f for f in findings(text) if f.message.startswith("`rm -fr`")]
