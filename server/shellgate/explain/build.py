@@ -183,7 +183,7 @@ def _first_attempt(
 
 
 def _why(why: Why, context: ExecContext) -> str:
-    policy = context.approval_policy.label()
+    policy = context.approval_policy.kind.value
     if why is Why.DANGEROUS_NEVER:
         return "dangerous command, and approval policy never cannot ask: refused"
     if why is Why.DANGEROUS_ASK:

@@ -75,6 +75,8 @@ def _segments(ex: Explanation) -> list[str]:
     width = max((len(c) for c in cmds), default=0)
     head = "  #  " + "command".ljust(width) + "  decision   decided by"
     lines = [head]
+    if ex.decision is None:
+        lines.insert(0, "  (what rules and heuristics would say: Codex refused before asking them)")
     pad = " " * (5 + width + 2 + 11)
     for i, (seg, cmd) in enumerate(zip(ex.segments, cmds, strict=True), 1):
         first, *more = _reasons(seg)
