@@ -5,8 +5,8 @@ Prints the median (and p90) in microseconds of
      five-segment plain script (what the decision chain does for a typical agent command);
   2. the same for a five-command script that is not plain (a substitution and a redirection),
      which goes through bashlex;
-  3. what importing bashlex costs (a fresh interpreter, `-X importtime`), and whether the plain
-     path imports it at all.
+  3. what importing bashlex costs in a fresh interpreter, plainly and through
+     `bashlex_loader.load()` (stored parser tables), and whether the plain path imports it.
 
 Usage: .venv/bin/python benchmarks/bench_shell.py [--runs 2000]
 """
@@ -14,7 +14,6 @@ Usage: .venv/bin/python benchmarks/bench_shell.py [--runs 2000]
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import subprocess
 import sys
@@ -54,17 +53,12 @@ def _measure(fn: Callable[[], None], runs: int) -> tuple[float, float]:
     return statistics.median(samples), samples[int(len(samples) * 0.9)]
 
 
-def _import_cost(module: str) -> float:
-    """Cumulative import time of `module` in microseconds, from `python -X importtime`."""
-    out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stderr
-    pattern = re.compile(rf"import time:\s+\d+ \|\s+(\d+) \|\s*{re.escape(module)}$")
-    costs = [int(m[1]) for line in out.splitlines() if (m := pattern.search(line))]
-    return float(costs[-1]) if costs else float("nan")
+def _fresh_ms(setup: str, timed: str) -> float:
+    """Milliseconds `timed` takes in a fresh interpreter, after `setup`."""
+    code = f"{setup}\nimport time\nt = time.perf_counter()\n{timed}\n"
+    code += "print((time.perf_counter() - t) * 1000)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout)
 
 
 def _plain_path_imports_bashlex() -> bool:
@@ -93,9 +87,13 @@ def main() -> int:
     print(f"plain 5-segment bash -lc, split + dangerous: median {median:.1f} us, p90 {p90:.1f} us")
     median, p90 = _measure(lambda: _chain(COMPLEX), max(50, args.runs // 10))
     print(f"non-plain 5-command bash -lc (bashlex):     median {median:.1f} us, p90 {p90:.1f} us")
-    costs = [_import_cost("bashlex") for _ in range(5)]
-    cost_ms = statistics.median(costs) / 1000
-    print(f"import bashlex (fresh interpreter, -X importtime): median {cost_ms:.1f} ms")
+    plain = [_fresh_ms("", "import bashlex") for _ in range(7)]
+    loader = "from shellgate.shell.bashlex_loader import load"
+    stored = [_fresh_ms(loader, "load()") for _ in range(7)]
+    print(f"import bashlex, plain (fresh interpreter):    median {statistics.median(plain):.1f} ms")
+    print(
+        f"bashlex via stored tables (bashlex_loader):   median {statistics.median(stored):.1f} ms"
+    )
     print(f"plain path imports bashlex: {_plain_path_imports_bashlex()}")
     return 0
 

@@ -86,7 +86,9 @@ def parse_script(script: str) -> list[Any] | None:
     """bashlex's trees for a script, or None when it cannot parse it (never raises)."""
     if len(script) > MAX_SCRIPT_CHARS or "\x00" in script:
         return None
-    import bashlex  # lazy: only non-plain scripts need the full parser
+    from shellgate.shell.bashlex_loader import load
+
+    bashlex = load()  # lazy: only non-plain scripts need the full parser
 
     # bashlex wants a newline after a heredoc's closing delimiter; other gaps are rewritten
     # (positions kept) only when the original text fails.
