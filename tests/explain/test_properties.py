@@ -44,7 +44,7 @@ contexts = st.builds(
     sandbox=st.sampled_from(
         [SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.DANGER_FULL_ACCESS]
     ),
-    sandbox_permissions=st.just(SandboxPermissions.USE_DEFAULT),
+    sandbox_permissions=st.sampled_from(list(SandboxPermissions)),
 )
 other_rules = st.lists(
     st.tuples(command, st.sampled_from([Decision.ALLOW, Decision.PROMPT])), max_size=5
@@ -81,9 +81,12 @@ def test_any_forbidden_segment_forbids_the_script(
 
     assert ex.parse is Parse.PLAIN
     assert [list(s.command) for s in ex.segments] == segments
-    assert ex.decision is Decision.FORBIDDEN
     assert isinstance(ex.requirement, Forbidden)
-    assert ex.requirement.reason.startswith(f"`{try_join(['bash', '-lc', script])}` rejected: ")
+    if ex.decision is None:  # an escalation refused before the rules: forbidden all the same
+        assert context.sandbox_permissions is SandboxPermissions.REQUIRE_ESCALATED
+    else:
+        assert ex.decision is Decision.FORBIDDEN
+        assert ex.requirement.reason.startswith(f"`{try_join(['bash', '-lc', script])}` rejected: ")
     assert to_json(ex)["requirement"]["type"] == "forbidden"
 
 
