@@ -82,3 +82,26 @@ def test_trailing_commas_comments_and_parenthesised_arguments_survive_instrument
     parsed = parse_text(text, "p.rules")
     assert parsed.error is None, parsed.error
     assert [r.first for r in parsed.rules] == ["a", "b", "c", "d"]
+
+
+def test_f_strings_work_as_in_codex() -> None:
+    text = (
+        'name = "git"\n'
+        "prefix_rule(pattern=[f\"{name}\", f'x{{y}}'], justification=f\"{name!r} is {name}\")\n"
+        'for t in [f"a{name}"]:\n'
+        "    prefix_rule(pattern=[t])\n"
+    )
+    parsed = parse_text(text, "p.rules")
+    assert parsed.error is None, parsed.error
+    first = parsed.rules[0]
+    assert (first.first, first.rest) == ("git", (("x{y}",),))
+    assert first.justification == '"git" is git'
+    assert parsed.rules[1].first == "agit"
+    assert first.span is not None and (first.span.line, first.span.column) == (2, 1)
+
+
+def test_errors_after_an_f_string_keep_their_original_column() -> None:
+    parsed = parse_text('x = 1\ny = f"{x}" + 1\n', "p.rules")
+    assert parsed.error is not None
+    assert (parsed.error.line, parsed.error.column) == (2, 12)
+    assert parsed.error.message == "Operation `+` not supported for types `string` and `int`"

@@ -11,7 +11,6 @@ are the only sources of work). Insertions never add lines; `ColumnMap` maps colu
 from __future__ import annotations
 
 import ast
-from bisect import insort
 from dataclasses import dataclass, field
 
 from shellgate.rules.syntax import Lines
@@ -23,17 +22,20 @@ _VAR = "__sg_v"
 
 @dataclass
 class ColumnMap:
-    """Per line, the insertions as (original 0-based column, length), sorted."""
+    """Per line, the edits as (original 0-based column, original length, new length), sorted.
+    An insertion has original length 0."""
 
-    inserts: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    inserts: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
 
     def original(self, line: int, col: int) -> int:
         """The original 1-based column of a 1-based column of the rewritten line."""
         out = col - 1
-        for orig, length in self.inserts.get(line, ()):
+        for orig, old_len, new_len in self.inserts.get(line, ()):
             if out < orig:
                 break
-            out = max(orig, out - length)
+            if out < orig + new_len:
+                return orig + 1  # inside edited text: its start
+            out += old_len - new_len
         return out + 1
 
 
@@ -97,9 +99,14 @@ class _Scanner:
 def rewrite(text: str, tree: ast.Module, lines: Lines) -> Rewritten:
     scan = _Scanner(lines)
     inserts: list[tuple[int, int, str]] = []
+    replaced: list[tuple[int, int, int, str]] = []
     sites: list[tuple[int, int]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.JoinedStr):
+            edit = _fstring(node, scan)
+            if edit is not None:
+                replaced.append(edit)
+        elif isinstance(node, ast.Call):
             _instrument_call(node, scan, inserts, sites)
         elif isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
             for gen in node.generators:
@@ -109,7 +116,56 @@ def rewrite(text: str, tree: ast.Module, lines: Lines) -> Rewritten:
             start, end = _expr_bounds(node.iter, scan, None)
             inserts.append((start[0], start[1], f"[{_VAR} for {_VAR} in ("))
             inserts.append((end[0], end[1], f") if {TICK}()]"))
-    return _apply(text, lines, inserts, sites)
+    # Nothing inside an f-string is edited twice: drop edits within replaced spans.
+    for line, col, length, _ in replaced:
+        inserts = [i for i in inserts if not (i[0] == line and col < i[1] < col + length)]
+    return _apply(text, lines, [(ln, c, 0, t) for ln, c, t in inserts] + replaced, sites)
+
+
+def _fstring(node: ast.JoinedStr, scan: _Scanner) -> tuple[int, int, int, str] | None:
+    """starlark-rust has f-strings, starlark-go does not: `f"a{x}"` -> `"a{}".format(x)`.
+    Only single-line ones; a multi-line f-string stays a syntax error."""
+    if node.end_lineno != node.lineno:
+        return None
+    line, start = scan.pos(node.lineno, node.col_offset)
+    _, end = scan.pos(node.lineno, node.end_col_offset or 0)
+    template: list[str] = []
+    values: list[str] = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            template.append(part.value.replace("{", "{{").replace("}", "}}"))
+        elif isinstance(part, ast.FormattedValue) and part.format_spec is None:
+            conversion = {-1: "", 114: "!r", 115: "!s"}.get(part.conversion)
+            if conversion is None:
+                return None
+            template.append("{" + conversion + "}")
+            values.append(ast.unparse(part.value))
+        else:
+            return None
+    if not values:  # no placeholders: the plain string, braces unescaped
+        plain = "".join(str(p.value) for p in node.values if isinstance(p, ast.Constant))
+        return line, start, end - start, _string_literal(plain)
+    call = f"{_string_literal(''.join(template))}.format({', '.join(values)})"
+    return line, start, end - start, f"({call})"
+
+
+def _string_literal(value: str) -> str:
+    out = ['"']
+    for c in value:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\r":
+            out.append("\\r")
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
 
 
 def _expr_bounds(
@@ -176,28 +232,29 @@ def _find_char(scan: _Scanner, line: int, col: int, ch: str) -> tuple[int, int]:
 
 
 def _apply(
-    text: str, lines: Lines, inserts: list[tuple[int, int, str]], sites: list[tuple[int, int]]
+    text: str,
+    lines: Lines,
+    edits: list[tuple[int, int, int, str]],
+    sites: list[tuple[int, int]],
 ) -> Rewritten:
-    by_line: dict[int, list[tuple[int, str]]] = {}
-    for line, col, s in inserts:
-        by_line.setdefault(line, []).append((col, s))
+    """Apply (line, column, length replaced, new text) edits; lines never change."""
+    by_line: dict[int, list[tuple[int, int, str]]] = {}
+    for line, col, length, new in edits:
+        by_line.setdefault(line, []).append((col, length, new))
     columns = ColumnMap()
     out = list(lines.lines)
     for line, items in by_line.items():
         if not 1 <= line <= len(out):
             continue
-        items.sort(key=lambda t: t[0])
+        items.sort(key=lambda t: (t[0], t[1]))  # an insertion before a replacement there
         s = out[line - 1]
         parts: list[str] = []
         prev = 0
-        for col, ins in items:
+        for col, length, new in items:
             parts.append(s[prev:col])
-            parts.append(ins)
-            prev = col
+            parts.append(new)
+            prev = col + length
         parts.append(s[prev:])
         out[line - 1] = "".join(parts)
-        entries: list[tuple[int, int]] = []
-        for col, ins in items:
-            insort(entries, (col, len(ins)))
-        columns.inserts[line] = entries
+        columns.inserts[line] = [(col, length, len(new)) for col, length, new in items]
     return Rewritten("\n".join(out), columns, sites)

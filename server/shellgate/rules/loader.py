@@ -351,6 +351,16 @@ def _locate(
 
 
 def _codex_wording(message: str) -> str:
+    """starlark-go's message, worded as starlark-rust words it where the two are known."""
+    message = re.sub(r"^.* in [^:\n]*:\d+:\d+: ", "", message)
+    op = re.fullmatch(r"unknown binary op: (\w+) (\S+) (\w+)", message)
+    if op:
+        return (
+            f"Operation `{op.group(2)}` not supported for types `{op.group(1)}` and "
+            f"`{op.group(3)}`"
+        )
+    if message == "floored division by zero":
+        return "Floor division by zero"
     m = re.fullmatch(r"undefined: (\w+)", message)
     if m:
         return f"Variable `{m.group(1)}` not found"
@@ -399,9 +409,14 @@ def _too_deep(text: str, path: str) -> None:
             )
 
 
+_FSTRING = re.compile(r"(?<![\w.])(?:[fF][rR]?|[rR][fF])[\"']")
+
+
 def _may_repeat(text: str) -> bool:
-    """Does the text use `for`, `def` or `lambda` (as words)? A literal-prefix search is
-    ten times faster than `\\bfor\\b` on a large file."""
+    """Does the text use `for`, `def` or `lambda` (as words), or f-strings? These need the
+    instrumented path. A literal-prefix search is ten times faster than `\\bfor\\b`."""
+    if ("f'" in text or 'f"' in text or "F'" in text or 'F"' in text) and _FSTRING.search(text):
+        return True
     for pattern in _KEYWORDS_THAT_REPEAT:
         for m in pattern.finditer(text):
             before = text[m.start() - 1] if m.start() else " "
