@@ -9,6 +9,7 @@ load + validate of 10 000 rules <= 150 ms.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -67,17 +68,19 @@ def bench_check(n: int, rounds: int) -> float:
     return statistics.median(samples) / 1000
 
 
-def bench_load(n: int, rounds: int) -> float:
+def bench_load(n: int, rounds: int) -> tuple[float, float]:
+    """Median wall and CPU milliseconds (CPU time is the steadier figure on a busy machine)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.rules"
         path.write_text(rules_text(n))
-        times = []
+        walls, cpus = [], []
         for _ in range(rounds):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             policy = load_policy([path])
-            times.append(time.perf_counter() - t)
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
             assert len(policy.rules) == n
-    return statistics.median(times) * 1000
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
 
 
 def main() -> int:
@@ -90,11 +93,13 @@ def main() -> int:
     spread = max(figures.values()) / min(figures.values())
     print(f"  10 -> 100000 rules spread: {spread:.2f}x (target <= 2x)")
     print(f"  10000 rules: {'OK' if figures[10_000] <= 5 else 'OVER'} (target <= 5 us)")
-    load = bench_load(10_000, 3 if quick else 7)
+    wall, cpu = bench_load(10_000, 3 if quick else 7)
+    verdict = "OK" if wall <= 150 else "OVER"
     print(
-        f"load + validate a 10000-rule file (load_policy, median): {load:.0f} ms "
-        f"({'OK' if load <= 150 else 'OVER'}; target <= 150 ms)"
+        f"load + validate a 10000-rule file (load_policy, median): {wall:.0f} ms wall, "
+        f"{cpu:.0f} ms CPU ({verdict}; target <= 150 ms)"
     )
+    print(f"machine load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     return 0
 
 

@@ -164,12 +164,15 @@ def _bind(name: str, args: Sequence[object], kwargs: Mapping[str, object]) -> di
         raise BuiltinError(err.message, err.code, err.param) from None
 
 
+_DECISIONS = {d.value: d for d in Decision}
+
+
 def _decision(raw: object) -> Decision:
     assert isinstance(raw, str)
-    try:
-        return Decision.parse(raw)
-    except ValueError as err:
-        raise BuiltinError(str(err), "invalid-decision", "decision") from None
+    decision = _DECISIONS.get(raw)
+    if decision is None:
+        raise BuiltinError(f"invalid decision: {raw}", "invalid-decision", "decision")
+    return decision
 
 
 def _justification(raw: object) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -267,7 +268,16 @@ _CONFIGURED = False
 
 def _exec(source: str, path: str, collector: Collector, run: _Run) -> None:
     global _CONFIGURED
-    import starlark_go  # lazy: the Go runtime starts only when a file is evaluated
+    if "starlark_go" not in sys.modules:
+        # Go's collector runs less often (GOGC read once, when the runtime starts): loading
+        # a 10 000-rule file takes a third less CPU. The variable is not left to children.
+        preset = "GOGC" in os.environ
+        os.environ.setdefault("GOGC", "400")
+        import starlark_go  # lazy: the Go runtime starts only when a file is evaluated
+
+        if not preset:
+            del os.environ["GOGC"]
+    import starlark_go
 
     if not _CONFIGURED:
         # Extended dialect: top-level for/if and rebinding; no while, no recursion, no set.
@@ -275,6 +285,8 @@ def _exec(source: str, path: str, collector: Collector, run: _Run) -> None:
             allow_global_reassign=True, allow_recursion=False, allow_set=False
         )
         _CONFIGURED = True
+    # The binding does not hold references to the callables it is given (a temporary one
+    # crashes the process): `functions` must stay alive until `exec` returns.
     functions: dict[str, object] = {k: run.wrap(v) for k, v in collector.functions().items()}
     functions[instrument.SITE] = run.mark
     functions[instrument.TICK] = run.tick
