@@ -42,12 +42,23 @@ async function answerInputBox(page, text) {
   await page.keyboard.press('Enter');
 }
 
-async function hoverOn(page, text) {
-  const word = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: text }).last();
-  const box = await word.boundingBox();
-  if (!box) throw new Error(`no text ${text} on screen`);
-  await page.mouse.move(box.x + 3, box.y + box.height / 2);
-  await page.mouse.move(box.x + Math.min(12, box.width / 2), box.y + box.height / 2);
+/** Hovers `text` in the active editor until a hover containing `expect` shows (VS Code drops a
+ * hover that starts while a widget is closing, so move away and back a few times). */
+async function hoverOn(page, text, expect) {
+  const hover = page.locator(sel.hover, { hasText: expect }).first();
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const word = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: text }).last();
+    const box = await word.boundingBox();
+    if (!box) throw new Error(`no text ${text} on screen`);
+    await page.mouse.move(box.x + box.width / 2, box.y - 60);
+    await page.mouse.move(box.x + 3, box.y + box.height / 2);
+    await page.mouse.move(box.x + Math.min(12, box.width / 2), box.y + box.height / 2, { steps: 3 });
+    try {
+      await hover.waitFor({ state: 'visible', timeout: 4000 });
+      return hover;
+    } catch { /* try again */ }
+  }
+  throw new Error(`no hover with ${JSON.stringify(expect)} over ${JSON.stringify(text)}`);
 }
 
 module.exports = { sel, quickOpen, command, answerInputBox, hoverOn };

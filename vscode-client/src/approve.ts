@@ -1,72 +1,80 @@
-// Answers the server's `shellgate/approve` request with a modal dialog. A modal stays until it is
-// answered; VS Code's toasts with buttons slide into the notification centre after ~15-30 s
-// while the server still waits (tried in code-server), so they are no place for approvals.
+// Answers the server's `shellgate/approve` request (rules-schema/approval.schema.json) with a
+// modal dialog. A modal stays until it is answered; VS Code's toasts with buttons slide into the
+// notification centre after ~15-30 s while the server still waits (tried in code-server).
 import * as vscode from 'vscode';
+import { join } from './trace';
 
-export interface ApproveChoice {
-  id: string;
-  label: string;
-  description?: string;
-}
+export interface ApproveChoice { id: string; label: string; key?: string }
 
 export interface MatchedRule {
-  decision?: string;
-  pattern?: string[] | string;
-  matchedPrefix?: string[];
-  justification?: string;
-  source?: string;
+  decision: string;
+  matchedPrefix: string[];
+  justification?: string | null;
+  source?: string | null;
   kind?: string;
 }
 
 export interface ApproveParams {
-  id?: string;
-  command: string | string[];
-  cwd?: string;
-  reason?: string;
+  id: string;
+  kind?: string;
+  title?: string;
+  command: string[];
+  cwd: string;
+  reason?: string | null;
+  host?: string | null;
+  retryPermission?: string | null;
   matchedRules?: MatchedRule[];
-  amendment?: { description?: string; path?: string; text?: string; line?: string } | null;
+  amendment?: { tokens?: string[]; text: string; path?: string | null; description?: string } | null;
   choices: ApproveChoice[];
-  timeoutSeconds?: number;
+  notes?: string[];
+  timeoutSeconds?: number | null;
 }
 
 export interface ApproveResult { choice: string }
 
-const DENY_IDS = ['denied', 'deny', 'abort'];
+// What Escape (closing the dialog) answers: the first "no" on offer.
+const REFUSALS = ['denied', 'abort'];
 
-/** What the dialog says: one title line and a detail block (plain text: VS Code shows it as is). */
+/** The dialog's text. Everything from the server may carry a model's words: shown literally. */
 export function renderApproval(p: ApproveParams): { title: string; detail: string } {
-  const command = Array.isArray(p.command) ? p.command.join(' ') : p.command;
-  const lines: string[] = [];
-  if (p.cwd) lines.push(`Working directory: ${clean(p.cwd)}`);
+  const lines: string[] = [`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`];
+  if (p.host) lines.push(`Host: ${clean(p.host)}`);
   if (p.reason) lines.push(`Reason: ${clean(p.reason)}`);
+  if (p.retryPermission) lines.push(`The retry would get: ${clean(p.retryPermission)}`);
   const rules = p.matchedRules ?? [];
-  if (rules.length > 0) {
-    lines.push('', 'Rules that matched:');
-    for (const r of rules) lines.push(`  • ${describeRule(r)}`);
-  } else {
-    lines.push('', 'No rule matched: the approval policy decides.');
+  lines.push('');
+  if (rules.length === 0) lines.push('No rule matched: the approval policy asks.');
+  for (const r of rules) {
+    const what = r.kind === 'heuristics' ? 'heuristics' : `rule \`${clean(join(r.matchedPrefix))}\``;
+    lines.push(`Matched ${what} → ${r.decision}${r.source ? ` (${clean(r.source)})` : ''}` +
+      `${r.justification ? `: ${clean(r.justification)}` : ''}`);
   }
   lines.push('', 'Choices:');
-  for (const c of p.choices) lines.push(`  • ${clean(c.label)}${c.description ? `: ${clean(c.description)}` : ''}`);
-  if (p.amendment && (p.amendment.text || p.amendment.line || p.amendment.description)) {
-    const a = p.amendment;
-    lines.push('', `The "don't ask again" choice appends${a.path ? ` to ${clean(a.path)}` : ''}:`);
-    lines.push(`  ${clean(a.text ?? a.line ?? a.description ?? '')}`);
+  for (const c of p.choices) lines.push(`• ${clean(c.label)}: ${meaning(c, p)}`);
+  for (const n of p.notes ?? []) lines.push(`Note: ${clean(n)}`);
+  if (p.timeoutSeconds) lines.push('', `Unanswered after ${Math.round(p.timeoutSeconds)} s, it counts as No.`);
+  return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
+}
+
+function meaning(c: ApproveChoice, p: ApproveParams): string {
+  const [decision, network] = c.id.split(':');
+  switch (decision) {
+    case 'approved': return 'run it this once.';
+    case 'approved_for_session': return p.host
+      ? `allow ${clean(p.host)} until the server restarts.`
+      : 'run it, and this exact command again without asking until the server restarts.';
+    case 'approved_execpolicy_amendment': return p.amendment
+      ? `run it, and append to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}`
+      : 'run it, and add an allow rule for it.';
+    case 'network_policy_amendment': return `${network === 'deny' ? 'block' : 'allow'} ${clean(p.host ?? 'this host')} from now on` +
+      `${p.amendment ? `, appending to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}` : ''}.`;
+    case 'denied': return 'do not run it (Escape).';
+    case 'abort': return 'do not run it, and stop the task.';
+    default: return c.id;
   }
-  if (p.timeoutSeconds) lines.push('', `Unanswered after ${p.timeoutSeconds} s, it counts as denied.`);
-  return { title: `ShellGate: run this command?\n${clean(command, 400)}`, detail: lines.join('\n') };
 }
 
-function describeRule(r: MatchedRule): string {
-  const pattern = Array.isArray(r.pattern) ? JSON.stringify(r.pattern) : r.pattern;
-  const prefix = r.matchedPrefix ? JSON.stringify(r.matchedPrefix) : undefined;
-  const parts = [r.decision ?? '?', pattern ?? prefix ?? r.kind ?? 'rule'];
-  if (r.source) parts.push(`(${clean(r.source)})`);
-  if (r.justification) parts.push(`: ${clean(r.justification)}`);
-  return parts.join(' ');
-}
-
-/** Untrusted text (a model's justification, a command) shown literally: no control characters. */
+/** Untrusted text shown literally: control and bidi characters replaced, length bounded. */
 export function clean(text: string, max = 2000): string {
   // eslint-disable-next-line no-control-regex
   const printable = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
@@ -75,12 +83,12 @@ export function clean(text: string, max = 2000): string {
 
 export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel): Promise<ApproveResult> {
   const { title, detail } = renderApproval(p);
-  const deny = p.choices.find((c) => DENY_IDS.includes(c.id)) ?? p.choices[p.choices.length - 1];
-  // The deny choice is the close affordance: Escape (or closing the dialog) means "no".
-  const items = p.choices.map((c) => ({ title: c.label, id: c.id, isCloseAffordance: c === deny }));
-  log.info(`approval asked: ${JSON.stringify(p)}`);
+  const refusal = REFUSALS.map((id) => p.choices.find((c) => c.id === id)).find(Boolean);
+  // The refusal is the close affordance: Escape or the dialog's X answer "no", never "yes".
+  const items = p.choices.map((c) => ({ title: clean(c.label, 200), id: c.id, isCloseAffordance: c === refusal }));
+  log.info(`approval ${p.id} asked: ${join(p.command)}`);
   const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...items);
-  const choice = picked?.id ?? deny?.id ?? 'denied';
-  log.info(`approval answered: ${choice}`);
+  const choice = picked?.id ?? refusal?.id ?? 'denied';
+  log.info(`approval ${p.id} answered: ${choice}`);
   return { choice };
 }

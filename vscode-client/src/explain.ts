@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import * as settings from './settings';
+import { join } from './trace';
 
 export const SCHEME = 'shellgate-explain';
 
@@ -20,7 +21,7 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider {
   async show(title: string, text: string): Promise<void> {
     this.counter += 1;
     const name = title.replace(/[\\/:*?"<>|#\s]+/g, ' ').trim().slice(0, 60) || 'trace';
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}.md`, query: String(this.counter) });
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}`, query: String(this.counter) });
     this.texts.set(uri.toString(), text);
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
@@ -45,17 +46,6 @@ export async function explain(client: LanguageClient, command: string): Promise<
   return client.sendRequest('shellgate/explain', params);
 }
 
-/** The trace as Markdown: the server's own text rendering when given, else the JSON laid out. */
-export function renderTrace(command: string, result: unknown): string {
-  const head = `# ShellGate: explain\n\n\`\`\`sh\n${command}\n\`\`\`\n\n`;
-  if (result && typeof result === 'object') {
-    const r = result as Record<string, unknown>;
-    if (typeof r.text === 'string') return `${head}\`\`\`text\n${r.text}\n\`\`\`\n`;
-    return `${head}\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\`\n`;
-  }
-  return `${head}${String(result)}\n`;
-}
-
 /** The command under the cursor: the selection, a `# check:` comment, an example, or the line. */
 export function commandAt(line: string, character: number, selection?: string): string | undefined {
   if (selection && selection.trim()) return selection.trim();
@@ -66,7 +56,7 @@ export function commandAt(line: string, character: number, selection?: string): 
     const start = m.index ?? 0;
     if (character >= start && character <= start + m[0].length) {
       const tokens = [...m[1].matchAll(/"([^"]*)"|'([^']*)'/g)].map((t) => t[1] ?? t[2]);
-      return tokens.map(shellQuote).join(' ');
+      return join(tokens);
     }
   }
   // A string literal around the cursor: "git push --force".
@@ -76,8 +66,4 @@ export function commandAt(line: string, character: number, selection?: string): 
   }
   const text = line.replace(/^\s*(#|\$)\s*/, '').trim();
   return text || undefined;
-}
-
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\-+=.,/:@%^]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -4,11 +4,12 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
-import { commandAt, explain, renderTrace, SCHEME, TraceDocuments } from './explain';
+import { commandAt, explain, SCHEME, TraceDocuments } from './explain';
 import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
 import { changePolicy, StatusItem } from './status';
+import { renderTrace } from './trace';
 
 let server: Server | undefined;
 
@@ -39,14 +40,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!client) return;
     try {
       const result = await explain(client, command);
-      await traces.show(`Explain ${command}`, renderTrace(command, result));
+      await traces.show(`Explain ${command}`, renderTrace(result));
     } catch (e) {
       void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
     }
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('shellgate.explainCommand', async (arg?: string) => {
+    vscode.commands.registerCommand('shellgate.explain', async (arg?: string) => {
       const command = arg ?? await vscode.window.showInputBox({
         title: 'ShellGate: Explain Command', prompt: 'A command line (run as bash -lc) to explain',
         placeHolder: 'git push --force origin main', ignoreFocusOut: true,
@@ -61,7 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (command) await explainAndShow(command);
       else void vscode.window.showInformationMessage('ShellGate: no command at the cursor.');
     }),
-    vscode.commands.registerCommand('shellgate.runCommand', async (arg?: string) => {
+    vscode.commands.registerCommand('shellgate.run', async (arg?: string) => {
       const command = arg ?? await vscode.window.showInputBox({
         title: 'ShellGate: Run Command', prompt: 'A command line to run through the rules, approvals and the sandbox',
         placeHolder: 'make test', ignoreFocusOut: true,

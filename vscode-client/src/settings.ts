@@ -22,7 +22,7 @@ export function read(): Settings {
     codexHome: resolveVariables(c.get<string>('codexHome', '')),
     approvalPolicy: c.get<string>('approvalPolicy', 'on-request'),
     sandboxMode: c.get<string>('sandboxMode', 'workspace-write'),
-    approvalTimeoutSeconds: c.get<number>('approvalTimeoutSeconds', 600),
+    approvalTimeoutSeconds: c.get<number>('approvalTimeoutSeconds', 300),
     agent: {
       modelUrl: c.get<string>('agent.modelUrl', ''),
       model: c.get<string>('agent.model', ''),
