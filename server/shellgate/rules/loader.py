@@ -31,6 +31,7 @@ MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark
 
 # Code that can repeat work (loops, functions) is instrumented to count steps.
 _KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda"))
+_PRINT = re.compile(r"print\b")
 _TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
 _BRACKETS = re.compile(r"[\[\](){}]")
 _DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
@@ -222,7 +223,7 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
         source, columns = rewritten.text, rewritten.columns
         site_lparens = rewritten.sites
         site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
-    elif "print" in text:
+    elif _has_word(text, _PRINT):
         tree = syntax.parse_module(text)
         if tree is not None:
             _check_print(tree, lines, path)
@@ -429,11 +430,15 @@ def _may_repeat(text: str) -> bool:
     instrumented path. A literal-prefix search is ten times faster than `\\bfor\\b`."""
     if ("f'" in text or 'f"' in text or "F'" in text or 'F"' in text) and _FSTRING.search(text):
         return True
-    for pattern in _KEYWORDS_THAT_REPEAT:
-        for m in pattern.finditer(text):
-            before = text[m.start() - 1] if m.start() else " "
-            if not (before.isalnum() or before == "_"):
-                return True
+    return any(_has_word(text, pattern) for pattern in _KEYWORDS_THAT_REPEAT)
+
+
+def _has_word(text: str, pattern: re.Pattern[str]) -> bool:
+    """Does `pattern` (a word with a trailing \\b) occur as a whole word?"""
+    for m in pattern.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before == "_"):
+            return True
     return False
 
 
