@@ -123,3 +123,20 @@ def test_cache_is_keyed_by_content(tmp_path: Path) -> None:
     changed = run(tmp_path, "--rules", "p.rules", "--", "ls", cache=cache)
     assert json.loads(changed.stdout)["decision"] == "forbidden"
     assert len(list((cache / "shellgate" / "check").iterdir())) == 2
+
+
+def test_a_damaged_cache_entry_is_not_trusted(tmp_path: Path) -> None:
+    cache = tmp_path / "c"
+    (tmp_path / "p.rules").write_text('prefix_rule(pattern=["ls"], decision="prompt")\n')
+    first = run(tmp_path, "--rules", "p.rules", "--", "ls", cache=cache)
+    (entry,) = (cache / "shellgate" / "check").iterdir()
+    for junk in (b"garbage", marshal_bytes([{"ls": [("bad",)]}, {}]), b""):
+        entry.write_bytes(junk)
+        again = run(tmp_path, "--rules", "p.rules", "--", "ls", cache=cache)
+        assert (again.returncode, again.stdout, again.stderr) == (0, first.stdout, "")
+
+
+def marshal_bytes(value: object) -> bytes:
+    import marshal
+
+    return marshal.dumps(value)

@@ -103,7 +103,15 @@ def main(argv: list[str]) -> int:
         return 1
     from shellgate.rules.compact import evaluate
 
-    found, decision = evaluate(command, loaded[0], loaded[1], resolve_host_executables=resolve)
+    try:
+        found, decision = evaluate(command, *loaded, resolve_host_executables=resolve)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        # A damaged cache entry: compile afresh (the entry is rewritten on the next miss).
+        fresh = _compile(rules)
+        if isinstance(fresh, str):
+            sys.stderr.write(fresh)
+            return 1
+        found, decision = evaluate(command, *fresh, resolve_host_executables=resolve)
     sys.stdout.write(render(found, decision, pretty) + "\n")
     return 0
 
@@ -168,7 +176,11 @@ def _load(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg
         try:
             with open(cache_file, "rb") as fh:
                 cached = marshal.loads(fh.read())
-            return cached if isinstance(cached, str) else (cached[0], cached[1])
+            if isinstance(cached, str):
+                return cached
+            shaped = isinstance(cached, list) and len(cached) == 2
+            if shaped and isinstance(cached[0], dict) and isinstance(cached[1], dict):
+                return cached[0], cached[1]
         except (OSError, ValueError, EOFError, TypeError, IndexError):
             pass
     result = _compile(paths)
