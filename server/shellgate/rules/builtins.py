@@ -70,10 +70,16 @@ class Collector:
         match = _examples(a.get("match"), "match")
         not_match = _examples(a.get("not_match"), "not_match")
         canonical = bool(a.get("canonical_matching", False))
-        rules = tuple(
-            PrefixRule(alt, rest, decision, justification, self.span, self.layer, canonical)
-            for alt in first
-        )
+        span, layer = self.span, self.layer
+        if len(first) == 1:
+            rules: tuple[PrefixRule, ...] = (
+                PrefixRule(first[0], rest, decision, justification, span, layer, canonical),
+            )
+        else:
+            rules = tuple(
+                PrefixRule(alt, rest, decision, justification, span, layer, canonical)
+                for alt in first
+            )
         self.rules.extend(rules)
         if match or not_match:
             self.pending.append(PendingExamples(rules, match, not_match, self.calls))

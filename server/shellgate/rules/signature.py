@@ -88,6 +88,14 @@ def bind(
 ) -> dict[str, object]:
     """Parameter name -> value for the arguments given (absent optionals are left out)."""
     names, known, types = _info(spec)
+    # The common call: keywords only, all known, of the right types, required ones present.
+    if (
+        not args
+        and kwargs.keys() <= known
+        and all(type(v) is types[k] for k, v in kwargs.items())
+        and all(p.name in kwargs for p in spec.params if p.required)
+    ):
+        return dict(kwargs)
     if len(args) > len(names):
         raise BindError(
             f"Found {len(args) - len(names)} extra positional argument(s) for call to {spec.name}",
