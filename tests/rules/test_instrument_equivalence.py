@@ -1,0 +1,90 @@
+"""The instrumented evaluation (call sites, step counting, f-strings) must mean exactly what the
+plain evaluation means: same rules, same errors, for generated programs of many shapes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shellgate.rules import loader
+from shellgate.rules.builtins import Collector
+from shellgate.rules.errors import RulesError
+from shellgate.rules.loader import parse_text
+
+WORD = st.sampled_from(['"git"', '"ls"', "'a b'", '"x"', "name", '("p")'])
+DECISION = st.sampled_from(['"allow"', '"prompt"', '"forbidden"', '"deny"'])
+SEP = st.sampled_from([", ", ",", ",\n    ", " ,  # note\n  ", ", # c\n"])
+
+
+@st.composite
+def call(draw: st.DrawFn) -> str:
+    words = draw(st.lists(WORD, min_size=1, max_size=3))
+    pattern = "[" + ", ".join(words) + draw(st.sampled_from(["", ",", " ,"])) + "]"
+    if draw(st.booleans()):
+        pattern = f"({pattern})"
+    parts = [f"pattern={pattern}" if draw(st.booleans()) else pattern]
+    if draw(st.booleans()):
+        parts.append(f"decision={draw(DECISION)}")
+    if draw(st.booleans()):
+        parts.append('justification="why"')
+    sep = draw(SEP)
+    trailing = draw(st.sampled_from(["", ",", ",\n", "\n"]))
+    return "prefix_rule(" + sep.join(parts) + trailing + ")"
+
+
+@st.composite
+def program(draw: st.DrawFn) -> str:
+    lines = ['name = "tool"']
+    for _ in range(draw(st.integers(1, 4))):
+        c = draw(call())
+        shape = draw(st.integers(0, 4))
+        if shape == 0:
+            lines.append(c)
+        elif shape == 1:
+            lines.append(f'for name in ["a", ("b")]:\n    {_indent(c)}')
+        elif shape == 2:
+            lines.append(f'def f(name):\n    {_indent(c)}\nf("z")')
+        elif shape == 3:
+            lines.append(f"xs = [{c} for name in ([\"q\"]) if name]")
+        else:
+            lines.append(f'name = f"v{{name}}"\n{c}')
+    return "\n".join(lines) + "\n"
+
+
+def _indent(code: str) -> str:
+    return code.replace("\n", "\n    ")
+
+
+def plain(text: str) -> tuple[list[tuple[object, ...]], str | None]:
+    """Evaluate with starlark-go as the text stands (no instrumentation)."""
+    collector = Collector()
+    run = loader._Run(collector, [])
+    try:
+        loader._exec(text, "p.rules", collector, run)
+    except loader._StarlarkFailure as failure:
+        return _rules(collector), type(run.raised).__name__ if run.raised else failure.kind
+    return _rules(collector), None
+
+
+def _rules(collector: Collector) -> list[tuple[object, ...]]:
+    return [(r.first, r.rest, r.decision, r.justification) for r in collector.rules]
+
+
+@settings(max_examples=60, deadline=None)
+@given(program())
+def test_instrumented_evaluation_means_the_same(text: str) -> None:
+    parsed = parse_text(text, "p.rules")
+    rules = [(r.first, r.rest, r.decision, r.justification) for r in parsed.rules]
+    if 'f"' in text:
+        # starlark-go cannot read f-strings: compare with the hand-expanded program instead.
+        expanded = text.replace('f"v{name}"', '"v" + str(name)')
+        expected, error = plain(expanded)
+    else:
+        expected, error = plain(text)
+    assert rules == expected
+    if error is None:
+        assert parsed.error is None, parsed.error
+    else:
+        assert isinstance(parsed.error, RulesError)
+        assert parsed.error.code != "syntax-error"  # instrumentation never breaks the syntax
+        assert parsed.error.line >= 1
