@@ -15,6 +15,7 @@ const results = [];
 const PENDING = {
   'Run Command… approved: dialog, the command ran': 'shellgate.runCommand (lsp/run_command.py) in the repository',
   'Run Command… denied: the command did not run': 'shellgate.runCommand (lsp/run_command.py) in the repository',
+  'Ask Agent…: approval dialog, approve, the output appears': 'the editor approver (lsp/approvals.py) in the repository',
 };
 
 async function waitFor(predicate, timeoutMs, what) {
@@ -98,7 +99,7 @@ async function waitFor(predicate, timeoutMs, what) {
       let colours = {};
       await waitFor(async () => {
         colours = { comment: await colour('rules:'), builtin: await colour('prefix_rule'), decision: await colour('prompt') };
-        return new Set(Object.values(colours)).size === 3;
+        return new Set(Object.values(colours).filter(Boolean)).size === 3;
       }, 10000, 'comment, builtin and decision in three colours').catch((e) => {
         throw new Error(`${e.message}: ${JSON.stringify(colours)}`);
       });
@@ -137,6 +138,21 @@ async function waitFor(predicate, timeoutMs, what) {
       await waitFor(async () => /denied|rejected|declined/i.test(await out.first().innerText()), 20000, 'the run to report a denial');
       if (fs.existsSync(path.join(WS, 'ran-denied.txt'))) throw new Error('ran-denied.txt exists: the denied command ran');
     });
+    await check('Ask Agent…: approval dialog, approve, the output appears', async () => {
+      await command(page, 'ShellGate: Ask Agent…');
+      await answerInputBox(page, 'leave a marker file');
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('agent-made.txt')) throw new Error(`dialog does not show the agent's command: ${text}`);
+      await page.screenshot({ path: path.join(SHOTS, 'agent-approval.png') });
+      await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed/ }).first().click();
+      const out = page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'agent-output-ok' });
+      await out.first().waitFor({ timeout: 30000 });
+      await waitFor(async () => /task completed/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 30000, 'the task to complete');
+      if (!fs.existsSync(path.join(WS, 'agent-made.txt'))) throw new Error('agent-made.txt is missing');
+      return (await out.first().innerText()).replace(/\s+/g, ' ').slice(-160);
+    });
+
     // Last: an open .rules file is a layer, and Codex refuses a policy with a broken file in it.
     await check('broken rules file: squiggle and Problems entry', async () => {
       await quickOpen(page, 'other/broken.rules');

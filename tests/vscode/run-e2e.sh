@@ -14,10 +14,11 @@ VSIX="$(ls "$ROOT"/vscode-client/shellgate-*.vsix 2>/dev/null | head -1 || true)
   || { echo "run-e2e: not set up; run: bash tests/vscode/setup.sh" >&2; exit 2; }
 t() { echo "[run-e2e $(date +%T)] $*"; }
 
-rm -rf "$WORK"/{ud,exts,ws,shots,codex-home,xdg}
+rm -rf "$WORK"/{ud,exts,ws,shots,codex-home,xdg,standin.port}
 mkdir -p "$WORK"/{ud/User,exts,shots,codex-home/rules,xdg}
 cp -r "$HERE/workspace" "$WORK/ws"
-export XDG_CONFIG_HOME="$WORK/xdg/config" XDG_DATA_HOME="$WORK/xdg/data" XDG_CACHE_HOME="$WORK/xdg/cache"
+export XDG_CONFIG_HOME="$WORK/xdg/config" XDG_DATA_HOME="$WORK/xdg/data" XDG_CACHE_HOME="$WORK/xdg/cache" \
+  XDG_STATE_HOME="$WORK/xdg/state"
 export CODEX_HOME="$WORK/codex-home"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" > "$WORK/cs-config.yaml"
@@ -28,10 +29,26 @@ cat > "$WORK/ud/User/settings.json" <<JSON
   "workbench.enableExperiments": false, "extensions.ignoreRecommendations": true,
   "shellgate.trace.server": "messages", "shellgate.approvalTimeoutSeconds": 120 }
 JSON
+# The scripted stand-in model server (shipped in the .vsix) for Ask Agent.
+EXT_LIBS="$WORK/exts/shellgate.shellgate-$(node -p "require('$ROOT/vscode-client/package.json').version")/bundled/libs"
 COMMON=(--config "$WORK/cs-config.yaml" --user-data-dir "$WORK/ud" --extensions-dir "$WORK/exts")
 t "install $(basename "$VSIX")"
 "$CS" "${COMMON[@]}" --install-extension "$VSIX" --force >"$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; exit 1; }
+
+t "stand-in model server"
+PYTHONPATH="$(ls -d "$EXT_LIBS"/cp3* | head -1)" setsid python3 -m shellgate.agent.standin "$HERE/agent-script.json" \
+  --port-file "$WORK/standin.port" --log "$WORK/shots/standin.jsonl" >"$WORK/standin.log" 2>&1 &
+STANDIN_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/standin.port" ] && break; sleep 0.1; done
+[ -s "$WORK/standin.port" ] || { cat "$WORK/standin.log"; kill "$STANDIN_PID"; exit 1; }
+python3 - "$WORK/ud/User/settings.json" "http://127.0.0.1:$(cat "$WORK/standin.port")/v1" <<'PY'
+import json, sys
+path, url = sys.argv[1], sys.argv[2]
+settings = json.load(open(path))
+settings.update({"shellgate.agent.modelUrl": url, "shellgate.agent.model": "stand-in"})
+json.dump(settings, open(path, "w"), indent=1)
+PY
 
 t "code-server on 127.0.0.1:$PORT"
 # setsid: its own process group, so the extension host and the Python server die with it.
@@ -39,6 +56,7 @@ setsid "$CS" "${COMMON[@]}" --disable-telemetry --disable-update-check --disable
   "$WORK/ws" >"$WORK/cs-run.log" 2>&1 &
 CS_PID=$!
 cleanup() {
+  kill -TERM -- "-$STANDIN_PID" 2>/dev/null || true
   kill -TERM -- "-$CS_PID" 2>/dev/null || true; wait "$CS_PID" 2>/dev/null || true
   for _ in $(seq 50); do pgrep -g "$CS_PID" >/dev/null || break; sleep 0.1; done
   kill -KILL -- "-$CS_PID" 2>/dev/null || true

@@ -6,6 +6,7 @@ const sel = {
   quickInput: '.quick-input-widget',
   quickInputBox: '.quick-input-widget input',
   quickRow: '.quick-input-list .monaco-list-row',
+  quickRowFocused: '.quick-input-list .monaco-list-row.focused',
   editorLines: '.monaco-editor .view-lines',
   activeEditorLines: '.editor-group-container.active .monaco-editor .view-lines',
   squiggleError: '.monaco-editor .squiggly-error',
@@ -22,7 +23,8 @@ async function quickOpen(page, text) {
   await page.keyboard.press('Control+P');
   await page.waitForSelector(sel.quickInputBox, { state: 'visible' });
   await page.keyboard.type(text);
-  await page.locator(sel.quickRow, { hasText: text.split('/').pop() }).first().waitFor({ timeout: 15000 });
+  // Enter picks the focused row: wait until the list has caught up with the typing.
+  await page.locator(sel.quickRowFocused, { hasText: text.split('/').pop() }).first().waitFor({ timeout: 15000 });
   await page.keyboard.press('Enter');
 }
 
@@ -31,7 +33,7 @@ async function command(page, title) {
   await page.keyboard.press('F1');
   await page.waitForSelector(sel.quickInputBox, { state: 'visible' });
   await page.keyboard.type(title);
-  await page.locator(sel.quickRow, { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.locator(sel.quickRowFocused, { hasText: title }).first().waitFor({ timeout: 15000 });
   await page.keyboard.press('Enter');
 }
 

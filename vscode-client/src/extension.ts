@@ -2,6 +2,7 @@
 // approval dialog together. Logic lives in the server; this file only connects parts.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { AgentView, askAgent } from './agent';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt, explain, SCHEME, TraceDocuments } from './explain';
@@ -16,14 +17,16 @@ let server: Server | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel('ShellGate', { log: true });
   const runOut = vscode.window.createOutputChannel('ShellGate: Run');
+  const agent = new AgentView(vscode.window.createOutputChannel('ShellGate: Agent'));
   const status = new StatusItem();
   const traces = new TraceDocuments();
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
     (client) => client.onNotification('shellgate/status', (p: { rules?: number }) => status.setRules(p?.rules)),
+    (client) => client.onNotification('shellgate/agent/event', (e: { method: string; params: unknown }) => agent.onEvent(e)),
   ]);
   server = srv;
-  context.subscriptions.push(log, runOut, status, srv.onDidChangeClient((c) => {
+  context.subscriptions.push(log, runOut, agent.out, status, srv.onDidChangeClient((c) => {
     status.setRunning(Boolean(c));
     void status.refresh(c);
   }));
@@ -76,6 +79,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         runOut.appendLine(`[error: ${errorText(e)}]`);
         void vscode.window.showErrorMessage(`ShellGate: run failed: ${errorText(e)}`);
       }
+    }),
+    vscode.commands.registerCommand('shellgate.askAgent', async (arg?: string) => {
+      const task = arg ?? await vscode.window.showInputBox({
+        title: 'ShellGate: Ask Agent', prompt: 'A task for the agent: its commands pass the rules, your approval and the sandbox',
+        placeHolder: 'run the tests and fix what fails', ignoreFocusOut: true,
+      });
+      if (!task?.trim()) return;
+      const client = await need();
+      if (!client) return;
+      try {
+        await askAgent(client, agent, task.trim());
+      } catch (e) {
+        agent.out.appendLine(`[error: ${errorText(e)}]`);
+        void vscode.window.showErrorMessage(`ShellGate agent: ${errorText(e)}`);
+      }
+    }),
+    vscode.commands.registerCommand('shellgate.cancelAgent', async () => {
+      const client = srv.current;
+      if (client) await agent.cancel(client);
     }),
     vscode.commands.registerCommand('shellgate.changePolicy', changePolicy),
     vscode.commands.registerCommand('shellgate.restartServer', async () => {
