@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.shell.quote import try_join, try_quote
+from shellgate.shell.quote import split, try_join, try_quote
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,33 @@ def test_nul_falls_back_to_space_join() -> None:
 def test_quoting_round_trips_through_a_posix_shell_lexer(words: list[str]) -> None:
     words = [w for w in words if "\x00" not in w]
     assert shlex.split(try_join(words)) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [  # the shlex crate's own SPLIT_TEST_ITEMS
+        ("foo$baz", ["foo$baz"]),
+        ("foo baz", ["foo", "baz"]),
+        ('foo"bar"baz', ["foobarbaz"]),
+        ('foo "bar"baz', ["foo", "barbaz"]),
+        ("   foo \nbar", ["foo", "bar"]),
+        ("foo\\\nbar", ["foobar"]),
+        ('"foo\\\nbar"', ["foobar"]),
+        ("'baz\\$b'", ["baz\\$b"]),
+        ("'baz\\''", None),
+        ("\\", None),
+        ('"\\', None),
+        ("'\\", None),
+        ('"', None),
+        ("'", None),
+        ("foo #bar\nbaz", ["foo", "baz"]),
+        ("foo #bar", ["foo"]),
+        ("foo#bar", ["foo#bar"]),
+        ('foo"#bar', None),
+        ("'\\n'", ["\\n"]),
+        ("'\\\\n'", ["\\\\n"]),
+        ('"a\\$b\\x"', ["a$b\\x"]),
+    ],
+)
+def test_split(text: str, words: list[str] | None) -> None:
+    assert split(text) == words

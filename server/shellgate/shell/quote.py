@@ -1,4 +1,5 @@
-"""The Rust `shlex` crate's quoting (`shlex::try_join`), as Codex's messages use it.
+"""The Rust `shlex` crate's quoting (`shlex::try_join`), as Codex's messages use it, and its
+splitting (`shlex::split`), which Codex's Windows checks use.
 
 Unlike Python's `shlex.quote`, a word stays bare only if every byte is an ASCII letter,
 digit or one of `+-./:@]_`; otherwise it is cut into runs, each written with the first
@@ -75,3 +76,68 @@ def _strategy(data: bytes) -> tuple[int, int]:
         if allowed & strategy:
             return i, strategy
     raise AssertionError("unreachable: some strategy always fits one byte")
+
+
+def split(text: str) -> list[str] | None:
+    """`shlex::split`: POSIX-like words; `#` starts a comment only where a word could start;
+    in double quotes only `` $ ` " \\ `` and newline are escaped; None on an unclosed quote
+    or a trailing backslash. (Python's `shlex.split` differs on all three.)"""
+    words: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in " \t\n":
+            i += 1
+        elif ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end + 1
+        else:
+            word, i = _split_word(text, i)
+            if word is None:
+                return None
+            words.append(word)
+    return words
+
+
+def _split_word(text: str, i: int) -> tuple[str | None, int]:
+    out: list[str] = []
+    n = len(text)
+    while i < n and text[i] not in " \t\n":
+        ch = text[i]
+        if ch == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None, n
+            out.append(text[i + 1 : end])
+            i = end + 1
+        elif ch == '"':
+            i += 1
+            while True:
+                if i >= n:
+                    return None, n
+                c = text[i]
+                if c == '"':
+                    i += 1
+                    break
+                if c == "\\":
+                    if i + 1 >= n:
+                        return None, n
+                    nxt = text[i + 1]
+                    if nxt in '$`"\\':
+                        out.append(nxt)
+                    elif nxt != "\n":
+                        out.append("\\" + nxt)
+                    i += 2
+                else:
+                    out.append(c)
+                    i += 1
+        elif ch == "\\":
+            if i + 1 >= n:
+                return None, n
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out), i

@@ -8,7 +8,7 @@ rejects whatever tree-sitter would give a node outside the plain kinds (redirect
 substitutions, expansions, assignments, subshells, comments, keywords, escapes) and reads
 each word the way Codex does (quotes stripped, no escape processing, concatenations
 joined). bashlex, the full parser, is needed only for non-plain scripts (see `literal`);
-`tests/shell/test_split_bashlex.py` checks the two agree on every plain script.
+`tests/shell/test_shell_properties.py` checks against real bash that the words are right.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ says `windows=True`. They are best-effort word scans, as in Codex, not parsers.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from urllib.parse import urlsplit
+
+from shellgate.shell.quote import split as rust_split
 
 _DELETE_CMDLETS = frozenset({"remove-item", "ri", "rm", "del", "erase", "rd", "rmdir"})
 _SEGMENT_SEPARATORS = frozenset(";|&\n\r\t")
@@ -30,13 +31,6 @@ _SAFE_CMDLETS = frozenset(
      "get-location", "gl", "pwd", "test-path", "tp", "resolve-path", "rvpa", "select-object",
      "select", "get-item"}
 )  # fmt: skip
-
-
-def rust_shlex_split(text: str) -> list[str] | None:
-    try:
-        return shlex.split(text, comments=True, posix=True)
-    except ValueError:
-        return None
 
 
 def executable_basename(exe: str) -> str | None:
@@ -141,9 +135,9 @@ def _powershell_words(args: Sequence[str]) -> list[str] | None:
     for i, arg in enumerate(args):
         lower = arg.lower()
         if lower in ("-command", "/command", "-c"):
-            return rust_shlex_split(args[i + 1]) if i + 2 == len(args) else None
+            return rust_split(args[i + 1]) if i + 2 == len(args) else None
         if lower.startswith(("-command:", "/command:")):
-            return rust_shlex_split(arg.split(":", 1)[1]) if i + 1 == len(args) else None
+            return rust_split(arg.split(":", 1)[1]) if i + 1 == len(args) else None
         if lower.startswith("-"):
             continue
         return list(args[i:])
@@ -178,7 +172,7 @@ def _dangerous_cmd(argv: Sequence[str]) -> bool:
     if not remaining:
         return False
     if len(remaining) == 1:
-        remaining = rust_shlex_split(remaining[0]) or remaining
+        remaining = rust_split(remaining[0]) or remaining
     tokens = [p for t in remaining for p in _split_cmd_operators(t)]
     segment: list[str] = []
     for token in [*tokens, "&"]:
