@@ -110,6 +110,13 @@ def test_syntax_and_name_errors_have_positions() -> None:
         ("i = 0\nwhile i < 2:\n    i += 1\n", None),
         ("s = struct(a=1)\n", "Variable `struct` not found"),
         ('load("x.star", "y")\n', None),
+        # Seen with the codex 0.169.0 binary: all refused there, all accepted by starlark-go.
+        ("x = 1\rprefix_rule(pattern=['a'])\r", "Parse error: invalid input `\\r`"),
+        ("def é():\n    pass\n", "Parse error: invalid identifier `é`"),
+        ("x = [1 for é in [1]]\n", "Parse error: invalid identifier `é`"),
+        ("n = 'a'\nx = F'{n}'\n", None),
+        ("n = 'a'\nx = rf'{n}'\n", None),
+        ("n = 'a'\nx = f'{n:>3}'\n", None),
     ],
 )
 def test_codex_dialect_differences_from_starlark_go(text: str, message: str | None) -> None:

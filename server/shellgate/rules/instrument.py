@@ -101,8 +101,15 @@ def rewrite(text: str, tree: ast.Module, lines: Lines) -> Rewritten:
     inserts: list[tuple[int, int, str]] = []
     replaced: list[tuple[int, int, int, str]] = []
     sites: list[tuple[int, int]] = []
+    specs = {
+        id(v.format_spec)
+        for v in ast.walk(tree)
+        if isinstance(v, ast.FormattedValue) and v.format_spec is not None
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
+            if id(node) in specs:
+                continue  # a format spec, part of its f-string
             edit = _fstring(node, scan)
             if edit is not None:
                 replaced.append(edit)
@@ -129,6 +136,8 @@ def _fstring(node: ast.JoinedStr, scan: _Scanner) -> tuple[int, int, int, str] |
         return None
     line, start = scan.pos(node.lineno, node.col_offset)
     _, end = scan.pos(node.lineno, node.end_col_offset or 0)
+    if scan.lines.char_at(line, start) != "f" or scan.lines.char_at(line, start + 1) not in "'\"":
+        return None  # only a lower-case `f` prefix: `F"..."`, `rf"..."` are errors in Codex
     template: list[str] = []
     values: list[str] = []
     for part in node.values:

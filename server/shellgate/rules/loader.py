@@ -32,6 +32,7 @@ MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark
 # Code that can repeat work (loops, functions) is instrumented to count steps.
 _KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda"))
 _PRINT = re.compile(r"print\b")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
 _BRACKETS = re.compile(r"[\[\](){}]")
 _DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
@@ -217,16 +218,20 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
                 code="too-complex",
             )
         _check_print(tree, lines, path)
+        if not text.isascii():
+            _check_identifiers(tree, lines, path)
         calls = syntax.collect_calls(tree, lines, path)
         by_lparen = {c.lparen: c for c in calls}
         rewritten = instrument.rewrite(text, tree, lines)
         source, columns = rewritten.text, rewritten.columns
         site_lparens = rewritten.sites
         site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
-    elif _has_word(text, _PRINT):
+    elif _has_word(text, _PRINT) or not text.isascii():
         tree = syntax.parse_module(text)
         if tree is not None:
             _check_print(tree, lines, path)
+            if not text.isascii():
+                _check_identifiers(tree, lines, path)
     run = _Run(collector, site_spans)
     source, run.sentinel = nul.hide_nuls(source)
     first_pending = len(collector.pending)
@@ -452,6 +457,17 @@ def _check_dialect(text: str, path: str) -> None:
         raise RulesError(
             "Parse error: invalid input `\ufeff`", path=path, line=1, column=1, code="syntax-error"
         )
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:  # starlark-go takes it for a line break; starlark-rust refuses it
+            line = text.count("\n", 0, lone.start()) + 1
+            raise RulesError(
+                "Parse error: invalid input `\\r`",
+                path=path,
+                line=line,
+                column=lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1,
+                code="syntax-error",
+            )
     tab = _TAB_INDENT.search(text) if "\t" in text else None
     if tab is not None:
         line = text.count("\n", 0, tab.start()) + 1
@@ -462,6 +478,23 @@ def _check_dialect(text: str, path: str) -> None:
             column=tab.end() - tab.start(),
             code="syntax-error",
         )
+
+
+def _check_identifiers(tree: ast.Module, lines: syntax.Lines, path: str) -> None:
+    """starlark-rust's identifiers are ASCII (starlark-go and Python take any letter)."""
+    for n in ast.walk(tree):
+        name = getattr(n, "id", None) or getattr(n, "arg", None)
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)) and not isinstance(n, ast.Lambda):
+            name = n.name
+        if isinstance(name, str) and not name.isascii():
+            span = lines.span(path, n)
+            raise RulesError(
+                f"Parse error: invalid identifier `{name}`",
+                path=path,
+                line=span.line,
+                column=span.column,
+                code="syntax-error",
+            )
 
 
 def _check_print(tree: ast.Module, lines: syntax.Lines, path: str) -> None:
