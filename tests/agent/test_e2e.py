@@ -114,9 +114,9 @@ async def test_cancel_kills_the_sandboxed_process(tmp_path, probe):
         tmp_path, probe, [call(f"exec -a {marker} sleep 30"), {"text": "never"}],
         policy="never"))
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not _pids_named(marker):
+    while time.monotonic() < deadline and not _pids_named(marker, running=True):
         await asyncio.sleep(0.02)
-    assert _pids_named(marker), "the sandboxed command never started"
+    assert _pids_named(marker, running=True), "the sandboxed command never started"
     t0 = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -125,9 +125,12 @@ async def test_cancel_kills_the_sandboxed_process(tmp_path, probe):
         await asyncio.sleep(0.01)
     assert not _pids_named(marker)
     assert time.monotonic() - t0 < 1.0
+    await asyncio.sleep(0.3)
+    assert not _pids_named(marker)  # and nothing came back (bwrap, bash, the command)
 
 
-def _pids_named(marker: str) -> list[int]:
+def _pids_named(marker: str, *, running: bool = False) -> list[int]:
+    """Live processes mentioning the marker; `running`: the command itself (argv[0])."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -135,6 +138,7 @@ def _pids_named(marker: str) -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if marker.encode() in cmdline:
+            if (cmdline.startswith(marker.encode() + b"\0") if running
+                    else marker.encode() in cmdline):
                 pids.append(int(entry.name))
     return pids
