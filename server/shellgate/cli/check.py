@@ -208,7 +208,8 @@ def format_error(err: object) -> str:
     assert isinstance(err, RulesError)
     verb = "read" if err.kind == "read" else "parse"
     cause = err.message
-    if err.line:
+    # Example failures come after evaluation: Codex prints them bare, without a location.
+    if err.line and not err.code.startswith("example-"):
         cause = f"error: {err.message}\n     --> {err.path}:{err.line}:{err.column}"
     return f"Error: failed to {verb} policy at {err.path}\n\nCaused by:\n    {cause}\n"
 
