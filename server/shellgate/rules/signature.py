@@ -108,14 +108,14 @@ def bind(
             extra.append(name)
         elif name in bound:
             raise BindError(
-                f"Multiple values for parameter `{name}` in call to `{spec.name}`",
+                f"Argument `{name}` occurs more than once",
                 name,
                 "duplicate-argument",
             )
         else:
             bound[name] = value
     if extra:
-        listed = ", ".join(f"`{n}`" for n in extra)
+        listed = " ".join(f"`{n}`" for n in extra)
         raise BindError(
             f"Found {listed} extra named parameter(s) for call to {spec.name}",
             extra[0],
