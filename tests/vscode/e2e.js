@@ -16,6 +16,7 @@ const PENDING = {
   'Run Command… approved: dialog, the command ran': 'shellgate.runCommand (lsp/run_command.py) in the repository',
   'Run Command… denied: the command did not run': 'shellgate.runCommand (lsp/run_command.py) in the repository',
   'Ask Agent…: approval dialog, approve, the output appears': 'the editor approver (lsp/approvals.py) in the repository',
+  'status bar click → untrusted; the amendment is spelt out, chosen, written': 'shellgate.runCommand (lsp/run_command.py) in the repository',
 };
 
 async function waitFor(predicate, timeoutMs, what) {
@@ -126,16 +127,16 @@ async function waitFor(predicate, timeoutMs, what) {
     });
 
     await check('Run Command… approved: dialog, the command ran', async () => {
-      const buttons = await runThroughDialog('touch ran-approved.txt', /^(Yes|Approve|Allow|Run)/, 'approval-dialog.png');
+      const buttons = await runThroughDialog('touch ran-approved.txt', /^Yes, proceed$/, 'approval-dialog.png');
       await waitFor(async () => fs.existsSync(path.join(WS, 'ran-approved.txt')), 20000, 'ran-approved.txt on disk');
       return `buttons ${JSON.stringify(buttons)}`;
     });
 
     await check('Run Command… denied: the command did not run', async () => {
-      await runThroughDialog('touch ran-denied.txt', /^(No|Deny)/, null);
+      await runThroughDialog('touch ran-denied.txt', /^No$/, null);
       const out = page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'touch ran-denied.txt' });
       await out.first().waitFor({ timeout: 20000 });
-      await waitFor(async () => /denied|rejected|declined/i.test(await out.first().innerText()), 20000, 'the run to report a denial');
+      await waitFor(async () => /\[denied/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 20000, 'the run to report a denial');
       if (fs.existsSync(path.join(WS, 'ran-denied.txt'))) throw new Error('ran-denied.txt exists: the denied command ran');
     });
     await check('Ask Agent…: approval dialog, approve, the output appears', async () => {
@@ -145,12 +146,32 @@ async function waitFor(predicate, timeoutMs, what) {
       const text = (await dialog.innerText()).replace(/\s+/g, ' ');
       if (!text.includes('agent-made.txt')) throw new Error(`dialog does not show the agent's command: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'agent-approval.png') });
-      await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed/ }).first().click();
+      await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
       const out = page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'agent-output-ok' });
       await out.first().waitFor({ timeout: 30000 });
       await waitFor(async () => /task completed/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 30000, 'the task to complete');
       if (!fs.existsSync(path.join(WS, 'agent-made.txt'))) throw new Error('agent-made.txt is missing');
       return (await out.first().innerText()).replace(/\s+/g, ' ').slice(-160);
+    });
+
+    await check('status bar click → untrusted; the amendment is spelt out, chosen, written', async () => {
+      await page.locator(sel.statusItem, { hasText: 'on-request · workspace-write' }).first().click();
+      await page.locator(sel.quickRow, { hasText: 'Approval policy' }).first().click();
+      await page.locator(sel.quickRow, { hasText: 'untrusted' }).first().click();
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write' }).first().waitFor({ timeout: 15000 });
+      await command(page, 'ShellGate: Run Command');
+      await answerInputBox(page, 'mkdir made-by-amendment');
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+      const rulesFile = path.join(process.env.CODEX_HOME, 'rules', 'default.rules');
+      const line = 'prefix_rule(pattern=["mkdir", "made-by-amendment"], decision="allow")';
+      if (!text.includes(rulesFile) || !text.includes(line)) throw new Error(`amendment not spelt out: ${text}`);
+      await page.screenshot({ path: path.join(SHOTS, 'amendment-dialog.png') });
+      await page.locator(sel.dialogButton).filter({ hasText: /^Always \(add rule\)$/ }).first().click();
+      await waitFor(async () => fs.existsSync(path.join(WS, 'made-by-amendment')), 20000, 'the directory');
+      const written = fs.readFileSync(rulesFile, 'utf8');
+      if (!written.includes(line)) throw new Error(`${rulesFile} lacks the rule: ${written}`);
+      return written.trim();
     });
 
     // Last: an open .rules file is a layer, and Codex refuses a policy with a broken file in it.

@@ -50,27 +50,46 @@ export function renderApproval(p: ApproveParams): { title: string; detail: strin
       `${r.justification ? `: ${clean(r.justification)}` : ''}`);
   }
   lines.push('', 'Choices:');
-  for (const c of p.choices) lines.push(`• ${clean(c.label)}: ${meaning(c, p)}`);
+  for (const c of p.choices) {
+    const label = clean(c.label);
+    lines.push(`• ${button(c)}${label === button(c) ? '' : ` ("${label}")`}: ${meaning(c, p)}`);
+  }
   for (const n of p.notes ?? []) lines.push(`Note: ${clean(n)}`);
   if (p.timeoutSeconds) lines.push('', `Unanswered after ${Math.round(p.timeoutSeconds)} s, it counts as No.`);
   return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
 }
 
+// Short button titles: a dialog's buttons share one row, and Codex's full wording (in the detail
+// above them) would be cut off there.
+const BUTTONS: Record<string, string> = {
+  approved: 'Yes, proceed',
+  approved_for_session: 'Yes, this session',
+  approved_execpolicy_amendment: 'Always (add rule)',
+  'network_policy_amendment:allow': 'Always allow host',
+  'network_policy_amendment:deny': 'Always block host',
+  denied: 'No',
+  abort: 'No, say what instead',
+};
+
+export function button(c: ApproveChoice): string {
+  return BUTTONS[c.id] ?? clean(c.label, 40);
+}
+
 function meaning(c: ApproveChoice, p: ApproveParams): string {
   const [decision, network] = c.id.split(':');
   switch (decision) {
-    case 'approved': return 'run it this once.';
+    case 'approved': return 'Runs it this once.';
     case 'approved_for_session': return p.host
-      ? `allow ${clean(p.host)} until the server restarts.`
-      : 'run it, and this exact command again without asking until the server restarts.';
+      ? `Allows ${clean(p.host)} until the server restarts.`
+      : 'Runs it, and this exact command again without asking until the server restarts.';
     case 'approved_execpolicy_amendment': return p.amendment
-      ? `run it, and append to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}`
-      : 'run it, and add an allow rule for it.';
-    case 'network_policy_amendment': return `${network === 'deny' ? 'block' : 'allow'} ${clean(p.host ?? 'this host')} from now on` +
+      ? `Runs it, and appends to ${clean(p.amendment.path ?? 'default.rules')}:\n    ${clean(p.amendment.text)}`
+      : 'Runs it, and adds an allow rule for it.';
+    case 'network_policy_amendment': return `${network === 'deny' ? 'Blocks' : 'Allows'} ${clean(p.host ?? 'this host')} from now on` +
       `${p.amendment ? `, appending to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}` : ''}.`;
-    case 'denied': return 'do not run it (Escape).';
-    case 'abort': return 'do not run it, and stop the task.';
-    default: return c.id;
+    case 'denied': return 'Does not run it (also Escape).';
+    case 'abort': return 'Does not run it, and stops the task so you can say what to do instead.';
+    default: return '';
   }
 }
 
@@ -85,7 +104,7 @@ export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel
   const { title, detail } = renderApproval(p);
   const refusal = REFUSALS.map((id) => p.choices.find((c) => c.id === id)).find(Boolean);
   // The refusal is the close affordance: Escape or the dialog's X answer "no", never "yes".
-  const items = p.choices.map((c) => ({ title: clean(c.label, 200), id: c.id, isCloseAffordance: c === refusal }));
+  const items = p.choices.map((c) => ({ title: button(c), id: c.id, isCloseAffordance: c === refusal }));
   log.info(`approval ${p.id} asked: ${join(p.command)}`);
   const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...items);
   const choice = picked?.id ?? refusal?.id ?? 'denied';
