@@ -3,9 +3,9 @@
 1. ShellGate's own overhead per tool call, beyond the model and the command: <= 5 ms.
    A session whose model (the stand-in, over real HTTP) asks for N commands, one per answer,
    each refused by a real Starlark rule, so that no command runs: every millisecond outside
-   the model's HTTP call is ShellGate's (argument parsing, the orchestrator's decision on real
-   rules, history, events, the JSON-lines transcript, rendering the next request). The model
-   time is measured around each HTTP call and subtracted. For context the same is run with
+   the wait for the model is ShellGate's (argument parsing, the orchestrator's decision on real
+   rules, history, events, the JSON-lines transcript, building each request). The wait for the
+   model is measured around each HTTP call and subtracted. For context the same is run with
    commands the sandbox really runs (`true`), reporting the command time separately.
 2. Cancel to stream closed and no process left: <= 200 ms.
    (a) the model stream stalls; cancel; time until the turn has ended and the stand-in has seen
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import tempfile
@@ -41,16 +42,25 @@ RULES = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use tr
 
 
 class TimedClient(ChatClient):
-    """The real chat client, with the time spent in each model call recorded."""
+    """The real chat client, with the time spent waiting for the model recorded.
+
+    Building the request (rendering the history, JSON) is ShellGate's work, not the model's:
+    it is timed on a copy and taken out of the model's time (the copy itself is taken out of
+    the total)."""
 
     model_seconds = 0.0
+    copy_seconds = 0.0
 
-    async def complete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    async def complete(self, history, system, tools, on_text):  # type: ignore[no-untyped-def]
         t0 = time.perf_counter()
+        json.dumps(self.describe_request(history, system, tools))
+        build = time.perf_counter() - t0
+        self.copy_seconds += build
+        t1 = time.perf_counter()
         try:
-            return await super().complete(*args, **kwargs)
+            return await super().complete(history, system, tools, on_text)
         finally:
-            self.model_seconds += time.perf_counter() - t0
+            self.model_seconds += time.perf_counter() - t1 - build
 
 
 def make_session(tmp: Path, script: list[dict], policy: str = "never",
@@ -101,7 +111,7 @@ async def overhead(calls: int, command: str) -> tuple[float, float, float]:
         standin.stop()
         assert result.status is TurnStatus.COMPLETED, result
     model = client.model_seconds
-    own = total - model - command_seconds
+    own = total - model - command_seconds - client.copy_seconds
     return own / calls * 1000, command_seconds / calls * 1000, model / (calls + 1) * 1000
 
 

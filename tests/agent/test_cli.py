@@ -81,10 +81,13 @@ def test_tell_the_agent_what_to_do_differently(tmp_path: Path) -> None:
                              stdin="n\nuse ls instead\n", script=script)
     assert proc.returncode == 0, proc.stderr
     assert "What should the agent do differently?" in proc.stderr
-    bodies = [r["params"]["body"] for r in records(transcript) if r["method"] == "model/request"]
-    users = [m["content"] for m in bodies[1]["messages"] if m["role"] == "user"]
+    requests = [r["params"] for r in records(transcript) if r["method"] == "model/request"]
+    # The transcript logs each request's new items; together they rebuild the second body.
+    sent = [m for r in requests for m in r["newItems"]]
+    assert len(sent) == requests[1]["itemCount"] and requests[1]["itemsKey"] == "messages"
+    users = [m["content"] for m in sent if m["role"] == "user"]
     assert users == ["look for x", TURN_ABORTED, "use ls instead"]
-    tools = [m["content"] for m in bodies[1]["messages"] if m["role"] == "tool"]
+    tools = [m["content"] for m in sent if m["role"] == "tool"]
     assert tools == ["aborted by user"]
 
 

@@ -87,6 +87,7 @@ class AgentSession:
         self.history: list[Message] = []
         self.thread_id = _new_id("thr")
         self._interrupted = False
+        self._logged_items = 0
         self._task: asyncio.Task[TurnResult] | None = None
         self.sink("thread/started", {"thread": {"id": self.thread_id, "cwd": self.cwd,
                                                 "modelProvider": config.model_url,
@@ -202,11 +203,7 @@ class AgentSession:
             self.sink("model/retry", {**ids, "attempt": attempt, "delaySeconds": delay,
                                       "message": exc.message})
 
-        self.sink("model/request", {**ids, "call": state.model_calls,
-                                    "wireApi": self.config.wire_api.value,
-                                    "url": self.config.model_url,
-                                    "body": self.client.describe_request(
-                                        self.history, self.system, self.tools)})
+        self._log_request(ids, state.model_calls)
         answer = await with_retries(
             lambda: self.client.complete(self.history, self.system, self.tools, on_text),
             max_retries=self.config.max_retries, on_retry=on_retry)
@@ -217,6 +214,19 @@ class AgentSession:
             self.sink("item/completed", {**ids, "item": {"type": "agentMessage",
                                                          "id": item_id, "text": answer.text}})
         return answer
+
+    def _log_request(self, ids: dict[str, str], call: int) -> None:
+        """Record the request sent: its settings, and only the history items new since the last
+        request (the history is append-only, so the items of all requests rebuild each body);
+        logging every whole body would make a long task's transcript grow quadratically."""
+        body = self.client.describe_request(self.history, self.system, self.tools)
+        key = "messages" if "messages" in body else "input"
+        items = body.pop(key)
+        new, self._logged_items = items[self._logged_items:], len(items)
+        self.sink("model/request", {**ids, "call": call, "wireApi": self.config.wire_api.value,
+                                    "url": self.config.model_url, "body": body,
+                                    "itemsKey": key, "itemCount": len(items),
+                                    "newItems": new})
 
     async def _tool_call(self, ids: dict[str, str], call: ToolCall) -> tuple[bool, bool]:
         """Run one call; return (arguments were valid, the user aborted the turn)."""
