@@ -38,7 +38,7 @@ async def harness() -> AsyncIterator[Callable[..., Harness]]:
     made: list[tuple[StandIn, ModelClient]] = []
 
     def make(script: list[dict[str, Any]], *, wire: WireApi = WireApi.CHAT, stream: bool = True,
-             runner: ScriptedRunner | None = None, **config: Any) -> Harness:
+             runner: ScriptedRunner | None = None, cwd: str = "/tmp", **config: Any) -> Harness:
         standin = StandIn(script)
         standin.start()
         cfg = AgentConfig(model_url=standin.url, model="stand-in", wire_api=wire, stream=stream,
@@ -47,7 +47,7 @@ async def harness() -> AsyncIterator[Callable[..., Harness]]:
         made.append((standin, client))
         events: list[tuple[str, dict[str, Any]]] = []
         runner = runner or ScriptedRunner()
-        session = AgentSession(client, runner, cfg, "/tmp",
+        session = AgentSession(client, runner, cfg, cwd,
                                lambda m, p: events.append((m, p)))
         return Harness(standin, runner, session, client, events)
 

@@ -183,6 +183,10 @@ async def test_wall_clock_budget(harness) -> None:
      "`command` must be a non-empty string"),
     ({"name": "shell_command", "arguments": {"command": "ls", "prefix_rule": "ls"}},
      "`prefix_rule` must be a list"),
+    ({"name": "shell_command", "arguments": {"command": "touch x", "workdir": "/"}},
+     "`workdir` / is outside the workspace"),
+    ({"name": "shell_command", "arguments": {"command": "touch x", "workdir": "../.."}},
+     "is outside the workspace"),
 ])
 async def test_invalid_calls_are_never_executed(harness, bad, needle) -> None:
     h = harness([{"tool_calls": [bad]}, {"text": "sorry"}])
@@ -193,6 +197,16 @@ async def test_invalid_calls_are_never_executed(harness, bad, needle) -> None:
     assert (len(told) == 1 and needle in told[0] and "nothing was run" in told[0]) or \
         needle in told[0]
     assert h.items("invalidToolCall")[0]["error"] == told[0]
+
+
+async def test_workdir_symlink_out_of_the_workspace_is_refused(harness, tmp_path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "up").symlink_to("/")
+    h = harness([{"tool_calls": [call("touch x", workdir="up"), call("ls", workdir=".")]},
+                 {"text": "ok"}], cwd=str(tmp_path / "ws"))
+    await h.session.run_turn("go")
+    assert [r.command for r in h.runner.seen] == ["ls"]
+    assert "outside the workspace" in tool_outputs(h.standin.posts[1])[0]
 
 
 async def test_three_invalid_calls_in_a_row_end_the_turn(harness) -> None:

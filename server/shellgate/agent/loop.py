@@ -233,6 +233,7 @@ class AgentSession:
         item_id = _new_id("item")
         try:
             args = parse_arguments(call.name, call.arguments)
+            workdir = self._workdir(args.workdir)
         except ToolArgumentError as exc:
             invalid = {"type": "invalidToolCall", "id": item_id, "tool": call.name,
                        "arguments": call.arguments, "error": str(exc)}
@@ -240,7 +241,6 @@ class AgentSession:
             self.sink("item/completed", {**ids, "item": invalid})
             self.history.append(ToolResult(call.call_id, str(exc)))
             return False, False
-        workdir = os.path.normpath(os.path.join(self.cwd, args.workdir or "."))
         item: dict[str, Any] = {"type": "commandExecution", "id": item_id,
                                 "command": args.command, "cwd": workdir, "processId": None,
                                 "status": "inProgress", "commandActions": [],
@@ -276,6 +276,16 @@ class AgentSession:
             "outcome": result.outcome.value, "reason": result.reason}})
         self.history.append(ToolResult(call.call_id, self._tell_model(args.command, result)))
         return True, result.outcome is Outcome.ABORTED
+
+    def _workdir(self, requested: str | None) -> str:
+        """The command's directory, inside the workspace. The sandbox's writable root follows the
+        command's directory, so a model-chosen `/` or `~` would widen what it may write."""
+        workdir = os.path.normpath(os.path.join(self.cwd, requested or "."))
+        real, root = os.path.realpath(workdir), os.path.realpath(self.cwd)
+        if real != root and not real.startswith(root.rstrip("/") + "/"):
+            raise ToolArgumentError(f"`workdir` {requested} is outside the workspace {self.cwd}; "
+                                    "nothing was run")
+        return workdir
 
     def _tell_model(self, command: str, result: CommandResult) -> str:
         if result.outcome is Outcome.RAN:
