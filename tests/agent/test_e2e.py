@@ -142,3 +142,26 @@ def _pids_named(marker: str, *, running: bool = False) -> list[int]:
                     else marker.encode() in cmdline):
                 pids.append(int(entry.name))
     return pids
+
+
+async def test_escalation_request_carries_the_models_justification(tmp_path, probe):
+    outside = tmp_path / "outside.txt"
+    result, told, approver, _, _ = await run_session(
+        tmp_path, probe,
+        [call(f"touch {outside}", sandbox_permissions="require_escalated",
+              justification="May I write outside the workspace?", prefix_rule=["touch"]),
+         {"text": "ok"}],
+        answers=["denied"])
+    assert result.status is TurnStatus.COMPLETED
+    assert not outside.exists() and told == [REJECTED_BY_USER]
+    # A prompt rule matched, so its reason wins over the model's (Codex C.0 point 5).
+    assert "creating files needs a look" in (approver.asked[0].reason or "")
+
+
+async def test_never_refuses_escalation(tmp_path, probe):
+    _, told, approver, _, _ = await run_session(
+        tmp_path, probe,
+        [call("pwd", sandbox_permissions="require_escalated", justification="please"),
+         {"text": "ok"}], policy="never")
+    assert approver.asked == []
+    assert "you cannot ask for escalated permissions" in told[0]
