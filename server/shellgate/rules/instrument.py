@@ -96,17 +96,17 @@ class _Scanner:
         return line, col
 
 
-def rewrite(text: str, tree: ast.Module, lines: Lines) -> Rewritten:
+def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
     scan = _Scanner(lines)
     inserts: list[tuple[int, int, str]] = []
     replaced: list[tuple[int, int, int, str]] = []
     sites: list[tuple[int, int]] = []
     specs = {
         id(v.format_spec)
-        for v in ast.walk(tree)
+        for v in all_nodes
         if isinstance(v, ast.FormattedValue) and v.format_spec is not None
     }
-    for node in ast.walk(tree):
+    for node in all_nodes:
         if isinstance(node, ast.JoinedStr):
             if id(node) in specs:
                 continue  # a format spec, part of its f-string

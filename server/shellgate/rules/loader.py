@@ -9,6 +9,7 @@ are. `parse_text(text, path)` is the language server's: always instrumented (see
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import re
 import sys
@@ -144,7 +145,7 @@ def _own_calls(text: str, path: str) -> list[syntax.Call]:
     tree = syntax.parse_module(text)
     if tree is None:
         return []
-    return syntax.collect_calls(tree, syntax.Lines(text), path)
+    return syntax.collect_calls(syntax.nodes(tree), syntax.Lines(text), path)
 
 
 class _StepLimit(Exception):
@@ -198,7 +199,23 @@ class _Run:
 
 
 def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> list[syntax.Call]:
-    """Evaluate one file into `collector`, then check its examples. Raises RulesError."""
+    """Evaluate one file into `collector`, then check its examples. Raises RulesError.
+
+    Python's cyclic collector is paused meanwhile: the syntax tree of a large file is hundreds
+    of thousands of objects, which every collection would walk again (it made parsing 2x
+    slower), and nothing built here forms cycles worth collecting early."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _evaluate_unpaused(text, path, collector, spans=spans)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _evaluate_unpaused(
+    text: str, path: str, collector: Collector, *, spans: bool
+) -> list[syntax.Call]:
     _check_dialect(text, path)
     lines = syntax.Lines(text)
     calls: list[syntax.Call] = []
@@ -217,21 +234,23 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
                 column=1,
                 code="too-complex",
             )
-        _check_print(tree, lines, path)
+        all_nodes = syntax.nodes(tree)
+        _check_print(all_nodes, lines, path)
         if not text.isascii():
-            _check_identifiers(tree, lines, path)
-        calls = syntax.collect_calls(tree, lines, path)
+            _check_identifiers(all_nodes, lines, path)
+        calls = syntax.collect_calls(all_nodes, lines, path)
         by_lparen = {c.lparen: c for c in calls}
-        rewritten = instrument.rewrite(text, tree, lines)
+        rewritten = instrument.rewrite(text, all_nodes, lines)
         source, columns = rewritten.text, rewritten.columns
         site_lparens = rewritten.sites
         site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
     elif _has_word(text, _PRINT) or not text.isascii():
         tree = syntax.parse_module(text)
         if tree is not None:
-            _check_print(tree, lines, path)
+            all_nodes = syntax.nodes(tree)
+            _check_print(all_nodes, lines, path)
             if not text.isascii():
-                _check_identifiers(tree, lines, path)
+                _check_identifiers(all_nodes, lines, path)
     run = _Run(collector, site_spans)
     source, run.sentinel = nul.hide_nuls(source)
     first_pending = len(collector.pending)
@@ -377,6 +396,9 @@ def _codex_wording(message: str) -> str:
             f"Operation `{op.group(2)}` not supported for types `{op.group(1)}` and "
             f"`{op.group(3)}`"
         )
+    call = re.fullmatch(r"invalid call of non-function \((\w+)\)", message)
+    if call:
+        return f"Operation `call()` not supported on type `{call.group(1)}`"
     if message == "floored division by zero":
         return "Floor division by zero"
     m = re.fullmatch(r"undefined: (\w+)", message)
@@ -480,9 +502,9 @@ def _check_dialect(text: str, path: str) -> None:
         )
 
 
-def _check_identifiers(tree: ast.Module, lines: syntax.Lines, path: str) -> None:
+def _check_identifiers(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
     """starlark-rust's identifiers are ASCII (starlark-go and Python take any letter)."""
-    for n in ast.walk(tree):
+    for n in all_nodes:
         name = getattr(n, "id", None) or getattr(n, "arg", None)
         if isinstance(n, (ast.FunctionDef, ast.Lambda)) and not isinstance(n, ast.Lambda):
             name = n.name
@@ -497,15 +519,15 @@ def _check_identifiers(tree: ast.Module, lines: syntax.Lines, path: str) -> None
             )
 
 
-def _check_print(tree: ast.Module, lines: syntax.Lines, path: str) -> None:
+def _check_print(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
     """starlark-rust's standard globals have no `print` (starlark-go's do)."""
     bound = any(
         isinstance(n, ast.Name) and n.id == "print" and not isinstance(n.ctx, ast.Load)
-        for n in ast.walk(tree)
-    ) or any(isinstance(n, ast.FunctionDef) and n.name == "print" for n in ast.walk(tree))
+        for n in all_nodes
+    ) or any(isinstance(n, ast.FunctionDef) and n.name == "print" for n in all_nodes)
     if bound:
         return
-    for n in ast.walk(tree):
+    for n in all_nodes:
         if isinstance(n, ast.Name) and n.id == "print":
             span = lines.span(path, n)
             raise RulesError(

@@ -74,6 +74,24 @@ class Lines:
         return "\n" if 1 <= line <= len(self.lines) else ""
 
 
+def nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node under `tree` (including it), in no particular order: one pass, shared by
+    every consumer (it is several times faster than repeated `ast.walk`s)."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    AST = ast.AST
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, AST))
+            elif isinstance(value, AST):
+                stack.append(value)
+    return out
+
+
 def parse_module(text: str) -> ast.Module | None:
     """Python's parse of the text, or None when Python cannot read it."""
     try:
@@ -97,9 +115,9 @@ def find_lparen(lines: Lines, line: int, col0: int) -> tuple[int, int]:
     return line, col0 + 1
 
 
-def collect_calls(tree: ast.Module, lines: Lines, path: str) -> list[Call]:
+def collect_calls(all_nodes: list[ast.AST], lines: Lines, path: str) -> list[Call]:
     calls: list[Call] = []
-    for node in ast.walk(tree):
+    for node in all_nodes:
         if not isinstance(node, ast.Call):
             continue
         callee_span = lines.span(path, node.func)
