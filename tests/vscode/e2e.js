@@ -126,6 +126,18 @@ async function waitFor(predicate, timeoutMs, what) {
       return text.replace(/\s+/g, ' ').slice(0, 160);
     });
 
+    await check('Explain Command at Cursor on an example', async () => {
+      await quickOpen(page, '.codex/rules/project.rules');
+      const example = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: 'hover-example.txt' }).last();
+      await example.click();
+      await command(page, 'ShellGate: Explain Command at Cursor');
+      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch hover-example.txt' });
+      await doc.first().waitFor({ timeout: 20000 });
+      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
+      if (!/^ASKS/.test(text)) throw new Error(`not the trace of the example: ${text.slice(0, 200)}`);
+      return text.slice(0, 120);
+    });
+
     await check('Run Command… approved: dialog, the command ran', async () => {
       const buttons = await runThroughDialog('touch ran-approved.txt', /^Yes, proceed$/, 'approval-dialog.png');
       await waitFor(async () => fs.existsSync(path.join(WS, 'ran-approved.txt')), 20000, 'ran-approved.txt on disk');

@@ -6,7 +6,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { clean } from './approve';
+import { clean } from './approvaltext';
 import * as settings from './settings';
 
 export interface AgentResult {

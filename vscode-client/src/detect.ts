@@ -2,24 +2,10 @@
 // extension never claims the suffix: the manifest claims `.codex/rules/` and Starlark-looking
 // first lines of files nobody else claims; this module adds $CODEX_HOME/rules/ (a runtime path)
 // for `.rules` files VS Code left as plain text.
-import * as path from 'path';
 import * as vscode from 'vscode';
+import { isCodexRulesPath, looksLikeCodexRules } from './rulesfiles';
 
 export const LANGUAGE_ID = 'codex-rules';
-
-// Same test as the manifest's `firstLine` (keep the two in step).
-const FIRST_LINE = /^\s*(prefix_rule|network_rule|host_executable)\s*\(|^#.*\b([Cc]odex|execpolicy|prefix_rule|network_rule)\b/;
-
-export function looksLikeCodexRules(firstLine: string): boolean {
-  return FIRST_LINE.test(firstLine);
-}
-
-export function isCodexRulesPath(fsPath: string, codexHome: string): boolean {
-  if (!fsPath.endsWith('.rules')) return false;
-  const dir = path.dirname(fsPath);
-  const userRules = path.join(codexHome, 'rules');
-  return dir === userRules || dir.startsWith(userRules + path.sep) || /[\\/]\.codex[\\/]rules([\\/]|$)/.test(dir);
-}
 
 /** Switches `doc` to codex-rules when it is one of ours and VS Code picked something else. */
 export async function claim(doc: vscode.TextDocument, codexHome: string): Promise<boolean> {

@@ -1,0 +1,99 @@
+// What the approval dialog says (pure: unit-tested without VS Code). The params follow
+// rules-schema/approval.schema.json; everything in them may carry a model's words.
+import { join } from './trace';
+
+export interface ApproveChoice { id: string; label: string; key?: string }
+
+export interface MatchedRule {
+  decision: string;
+  matchedPrefix: string[];
+  justification?: string | null;
+  source?: string | null;
+  kind?: string;
+}
+
+export interface ApproveParams {
+  id: string;
+  kind?: string;
+  title?: string;
+  command: string[];
+  cwd: string;
+  reason?: string | null;
+  host?: string | null;
+  retryPermission?: string | null;
+  matchedRules?: MatchedRule[];
+  amendment?: { tokens?: string[]; text: string; path?: string | null; description?: string } | null;
+  choices: ApproveChoice[];
+  notes?: string[];
+  timeoutSeconds?: number | null;
+}
+
+export interface ApproveResult { choice: string }
+
+// What Escape (closing the dialog) answers: the first "no" on offer.
+export const REFUSALS = ['denied', 'abort'];
+
+/** The dialog's text. Everything from the server may carry a model's words: shown literally. */
+export function renderApproval(p: ApproveParams): { title: string; detail: string } {
+  const lines: string[] = [`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`];
+  if (p.host) lines.push(`Host: ${clean(p.host)}`);
+  if (p.reason) lines.push(`Reason: ${clean(p.reason)}`);
+  if (p.retryPermission) lines.push(`The retry would get: ${clean(p.retryPermission)}`);
+  const rules = p.matchedRules ?? [];
+  lines.push('');
+  if (rules.length === 0) lines.push('No rule matched: the approval policy asks.');
+  for (const r of rules) {
+    const what = r.kind === 'heuristics' ? 'heuristics' : `rule \`${clean(join(r.matchedPrefix))}\``;
+    lines.push(`Matched ${what} → ${r.decision}${r.source ? ` (${clean(r.source)})` : ''}` +
+      `${r.justification ? `: ${clean(r.justification)}` : ''}`);
+  }
+  lines.push('', 'Choices:');
+  for (const c of p.choices) {
+    const label = clean(c.label);
+    lines.push(`• ${button(c)}${label === button(c) ? '' : ` ("${label}")`}: ${meaning(c, p)}`);
+  }
+  for (const n of p.notes ?? []) lines.push(`Note: ${clean(n)}`);
+  if (p.timeoutSeconds) lines.push('', `Unanswered after ${Math.round(p.timeoutSeconds)} s, it counts as No.`);
+  return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
+}
+
+// Short button titles: a dialog's buttons share one row, and Codex's full wording (in the detail
+// above them) would be cut off there.
+const BUTTONS: Record<string, string> = {
+  approved: 'Yes, proceed',
+  approved_for_session: 'Yes, this session',
+  approved_execpolicy_amendment: 'Always (add rule)',
+  'network_policy_amendment:allow': 'Always allow host',
+  'network_policy_amendment:deny': 'Always block host',
+  denied: 'No',
+  abort: 'No, say what instead',
+};
+
+export function button(c: ApproveChoice): string {
+  return BUTTONS[c.id] ?? clean(c.label, 40);
+}
+
+function meaning(c: ApproveChoice, p: ApproveParams): string {
+  const [decision, network] = c.id.split(':');
+  switch (decision) {
+    case 'approved': return 'Runs it this once.';
+    case 'approved_for_session': return p.host
+      ? `Allows ${clean(p.host)} until the server restarts.`
+      : 'Runs it, and this exact command again without asking until the server restarts.';
+    case 'approved_execpolicy_amendment': return p.amendment
+      ? `Runs it, and appends to ${clean(p.amendment.path ?? 'default.rules')}:\n    ${clean(p.amendment.text)}`
+      : 'Runs it, and adds an allow rule for it.';
+    case 'network_policy_amendment': return `${network === 'deny' ? 'Blocks' : 'Allows'} ${clean(p.host ?? 'this host')} from now on` +
+      `${p.amendment ? `, appending to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}` : ''}.`;
+    case 'denied': return 'Does not run it (also Escape).';
+    case 'abort': return 'Does not run it, and stops the task so you can say what to do instead.';
+    default: return '';
+  }
+}
+
+/** Untrusted text shown literally: control and bidi characters replaced, length bounded. */
+export function clean(text: string, max = 2000): string {
+  // eslint-disable-next-line no-control-regex
+  const printable = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+  return printable.length > max ? `${printable.slice(0, max)}…` : printable;
+}

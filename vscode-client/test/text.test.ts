@@ -1,0 +1,105 @@
+// The extension's pure logic, under Node's own test runner (`npm test`): no VS Code needed.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join as pathJoin } from 'node:path';
+import { test } from 'node:test';
+import { button, clean, renderApproval, type ApproveParams } from '../src/approvaltext';
+import { commandAt } from '../src/cursor';
+import { FIRST_LINE, isCodexRulesPath, looksLikeCodexRules } from '../src/rulesfiles';
+import { join, renderTrace } from '../src/trace';
+
+// This file runs bundled, from out/test/.
+const manifest = JSON.parse(readFileSync(pathJoin(__dirname, '..', '..', 'package.json'), 'utf8'));
+
+test('the manifest claims no .rules suffix, and its firstLine is the code\'s', () => {
+  const [lang] = manifest.contributes.languages;
+  assert.equal(lang.extensions, undefined);
+  assert.equal(lang.firstLine, FIRST_LINE.source);
+});
+
+test('first lines: Codex rules yes, udev and polkit no', () => {
+  for (const yes of ['prefix_rule(', '  prefix_rule (pattern = ["ls"])', 'network_rule(', 'host_executable(',
+    '# Codex rules for this repo', '# execpolicy', '# see prefix_rule docs']) {
+    assert.ok(looksLikeCodexRules(yes), yes);
+  }
+  for (const no of ['SUBSYSTEM=="usb", MODE="0666"', '# udev: give the users group access', 'ACTION=="add"',
+    'polkit.addRule(function(action, subject) {', '/* polkit */', '', '# rules']) {
+    assert.ok(!looksLikeCodexRules(no), no);
+  }
+});
+
+test('paths: .codex/rules and $CODEX_HOME/rules, nothing else', () => {
+  assert.ok(isCodexRulesPath('/p/.codex/rules/a.rules', '/h/.codex'));
+  assert.ok(isCodexRulesPath('/h/codex/rules/default.rules', '/h/codex'));
+  assert.ok(isCodexRulesPath('/h/codex/rules/sub/x.rules', '/h/codex'));
+  assert.ok(!isCodexRulesPath('/etc/udev/rules.d/99-usb.rules', '/h/codex'));
+  assert.ok(!isCodexRulesPath('/h/codex/rules-old/x.rules', '/h/codex'));
+  assert.ok(!isCodexRulesPath('/p/.codex/rules/a.txt', '/h/codex'));
+});
+
+test('command at the cursor: selection, # check:, token list, string, line', () => {
+  assert.equal(commandAt('anything', 0, ' git status '), 'git status');
+  assert.equal(commandAt('# check: git push --force', 3), 'git push --force');
+  const line = '    match = [["git", "commit", "-m", "a b"]],';
+  assert.equal(commandAt(line, line.indexOf('commit')), "git commit -m 'a b'");
+  assert.equal(commandAt('    not_match = ["rm -rf /"],', 20), 'rm -rf /');
+  const examples = '    match = ["git status", "ls -la"],';
+  assert.equal(commandAt(examples, examples.indexOf('ls')), 'ls -la');
+  const pattern = '    pattern = ["git", "push"],';
+  assert.equal(commandAt(pattern, pattern.indexOf('push')), 'git push');
+  assert.equal(commandAt('$ make test', 4), 'make test');
+  assert.equal(commandAt('   ', 1), undefined);
+});
+
+test('shell words are quoted back the way they would be typed', () => {
+  assert.equal(join(['echo', 'it\'s', 'a b', '--x=1']), `echo 'it'\\''s' 'a b' --x=1`);
+});
+
+test('untrusted text: control and bidi characters replaced, length bounded', () => {
+  assert.equal(clean('ok\u001b[31mred\u202egnp.exe'), 'ok\uFFFD[31mred\uFFFDgnp.exe');
+  assert.equal(clean('x'.repeat(50), 10), `${'x'.repeat(10)}…`);
+});
+
+const params: ApproveParams = {
+  id: 'approval-1',
+  title: 'Would you like to run the following command?',
+  command: ['bash', '-lc', 'mkdir out'],
+  cwd: '/work',
+  reason: 'the model asks: Can I \u001b]8;;evil\u0007create out?',
+  matchedRules: [{ decision: 'prompt', matchedPrefix: ['mkdir'], justification: 'asks', source: '/r/a.rules:2:1', kind: 'prefix_rule' }],
+  amendment: { tokens: ['mkdir', 'out'], text: 'prefix_rule(pattern=["mkdir", "out"], decision="allow")', path: '/h/rules/default.rules' },
+  choices: [
+    { id: 'approved', label: 'Yes, proceed' },
+    { id: 'approved_execpolicy_amendment', label: "Yes, and don't ask again for commands that start with `mkdir out`" },
+    { id: 'denied', label: 'No, continue without running it' },
+    { id: 'abort', label: 'No, and tell Codex what to do differently' },
+  ],
+  timeoutSeconds: 300,
+};
+
+test('the approval dialog spells out the command, the rule and the amendment', () => {
+  const { title, detail } = renderApproval(params);
+  assert.equal(title, 'Would you like to run the following command?');
+  assert.match(detail, /^\$ bash -lc 'mkdir out'\nin \/work\n/);
+  assert.match(detail, /Matched rule `mkdir` → prompt \(\/r\/a\.rules:2:1\): asks/);
+  assert.match(detail, /Always \(add rule\) \("Yes, and don't ask again for commands that start with `mkdir out`"\): Runs it, and appends to \/h\/rules\/default\.rules:\n {4}prefix_rule\(pattern=\["mkdir", "out"\], decision="allow"\)/);
+  assert.match(detail, /No \("No, continue without running it"\): Does not run it \(also Escape\)\./);
+  assert.match(detail, /Unanswered after 300 s, it counts as No\./);
+  assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(detail), 'no control characters reach the dialog');
+  assert.deepEqual(params.choices.map(button), ['Yes, proceed', 'Always (add rule)', 'No', 'No, say what instead']);
+});
+
+test('explain JSON renders as the CLI lays it out', () => {
+  const text = renderTrace({
+    command: ['touch', 'a'], script: null, context: { approval_policy: 'on-request', sandbox: 'workspace-write', sandbox_permissions: 'use_default' },
+    parse: 'whole', decision: 'prompt', decided_by: 'rules',
+    segments: [{ command: ['touch', 'a'], decision: 'prompt', matched_rules: [{ matched_prefix: ['touch'], decision: 'prompt', justification: 'ask first', file: 'p.rules', line: 2, layer: 'project' }] }],
+    requirement: { type: 'needs_approval', reason: '`touch a` requires approval: ask first', available_decisions: ['accept', 'cancel'] },
+    first_attempt: { sandboxed: true }, rules_files: [{ path: 'p.rules', layer: 'project' }], warnings: [],
+  });
+  assert.match(text, /^ASKS {7}before it runs: `touch a` requires approval: ask first\n/);
+  assert.match(text, /\n {2}1 {2}touch a {2}prompt {5}rule p\.rules:2 \[project\] `touch` prompt: ask first\n/);
+  assert.match(text, /\nrequirement {2}needs approval, offering accept, cancel\n/);
+  assert.match(text, /\nfirst run {4}in the sandbox\n/);
+  assert.equal(renderTrace({ text: 'server text' }), 'server text');
+});
