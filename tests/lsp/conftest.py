@@ -13,11 +13,31 @@ from typing import Any
 import pytest_lsp
 from lsprotocol import types as T
 from lsprotocol.converters import get_converter
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 CAPS = Path(__file__).parent / "capabilities"
 PROFILES = ["code-server-1.100.3", "neovim-0.7.2"]
 SERVER = [sys.executable, "-m", "shellgate", "serve"]
+
+
+def _published(client: LanguageClient, params: T.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    client.published[params.uri] = params  # type: ignore[attr-defined]
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's test client, also keeping each document's last publish (with its version)."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.published = {}  # type: ignore[attr-defined]
+    register_lsp_features(
+        client, {**DEFAULT_CLIENT_FEATURES, T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _published}
+    )
+    return client
+
+
+CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
 def capabilities(profile: str) -> T.ClientCapabilities:
@@ -38,7 +58,7 @@ class Env:
         self.versions: dict[str, int] = {}
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+@pytest_lsp.fixture(config=CONFIG, params=PROFILES)
 async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> Any:
     env = Env(tmp_path, request.param)
     lsp_client.env = env  # type: ignore[attr-defined]
@@ -102,11 +122,13 @@ async def diagnostics(client: LanguageClient, uri: str, timeout: float = 20) -> 
         assert report.kind == "full"
         return list(report.items)
     want = env.versions.get(uri)
+    published: dict[str, T.PublishDiagnosticsParams] = client.published  # type: ignore[attr-defined]
     async with asyncio.timeout(timeout):
         while True:
-            params = await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and (want is None or params.version == want):
+            params = published.get(uri)
+            if params is not None and (want is None or params.version == want):
                 return list(params.diagnostics)
+            await asyncio.sleep(0.02)
 
 
 async def hover(client: LanguageClient, uri: str, line: int, character: int) -> str | None:

@@ -3,6 +3,7 @@ the real server under both client profiles."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -181,3 +182,21 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+async def test_check_expectation_uses_every_layer(client: LanguageClient) -> None:
+    env = env_of(client)
+    text = "# check: curl example.com => prompt\n"
+    uri = open_doc(client, env.project / "e.rules", text)
+    (mismatch,) = [d for d in await diagnostics(client, uri) if d.code == "check-mismatch"]
+    assert mismatch.message == "expected prompt, but Codex decides allow for `curl example.com`"
+    (env.home / "rules" / "net.rules").write_text(
+        'prefix_rule(pattern = ["curl"], decision = "prompt")\n'
+    )
+    replace_all(client, uri, text + "\n")  # any later look at the file sees the new layer
+    for _ in range(100):
+        if not [d for d in await diagnostics(client, uri) if d.code == "check-mismatch"]:
+            return
+        await asyncio.sleep(0.05)
+        replace_all(client, uri, text)
+    raise AssertionError("the user layer's rule never satisfied the # check:")

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest_lsp
 from lsprotocol import types as T
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
-from .conftest import SERVER, Env, capabilities, diagnostics, env_of, hover, open_doc
+from .conftest import CONFIG, Env, capabilities, diagnostics, env_of, hover, open_doc
 from .test_workspace import wait_for_hover
 
 
@@ -45,7 +45,7 @@ async def test_server_logs_to_the_client_not_stdout(client: LanguageClient) -> N
     assert any("watching" in m.message for m in client.log_messages)
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+@pytest_lsp.fixture(config=CONFIG)
 async def silent_client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
     """A VS Code-like client that never answers the server's requests."""
     env = Env(tmp_path, "code-server-1.100.3")

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from shellgate.lint.check_comments import CheckComment, find_check_comments
+from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.codex_errors import codex_findings
 from shellgate.lint.evasion import evasion_findings
 from shellgate.lint.examples import EXAMPLE_CODES, example_findings
@@ -42,7 +43,7 @@ class FileAnalysis:
 
 
 def split_lines(text: str) -> list[str]:
-    return _LINE_BREAK.split(text)
+    return text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
 
 
 def digest(text: str) -> str:
@@ -61,10 +62,13 @@ def _rule_calls(parsed: ParsedFile) -> list[RuleCall]:
     ]
 
 
-def analyze(text: str, path: str) -> FileAnalysis:
-    """Everything lint says about one file's text. Never raises for any text."""
+def analyze(text: str, path: str, parser: ChunkedParser | None = None) -> FileAnalysis:
+    """Everything lint says about one file's text. Never raises for any text.
+
+    `parser` remembers a document's previous version, so an edit re-evaluates only its chunk.
+    """
     try:
-        parsed = parse_text(text, path)
+        parsed = parser.parse(text, path) if parser is not None else parse_text(text, path)
     except Exception as exc:  # the loader promises not to raise; an editor must never crash
         err = RulesError(
             f"ShellGate could not evaluate this file ({type(exc).__name__}: {exc})",

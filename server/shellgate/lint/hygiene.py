@@ -12,6 +12,7 @@ from shellgate.lint.model import RuleCall, arg
 from shellgate.rules.decision import Decision
 
 _SPACE = re.compile(r"\s")
+_SUSPECT = re.compile(r"[\s*]")
 
 
 def hygiene_findings(rule_calls: Sequence[RuleCall]) -> list[Finding]:
@@ -34,9 +35,12 @@ def hygiene_findings(rule_calls: Sequence[RuleCall]) -> list[Finding]:
                     (Fix("Add a justification", (insert_after(last.span, text),)),),
                 )
             )
+        firsts = tuple(dict.fromkeys(r.first for r in rules))
+        if not _SUSPECT.search("\0".join([*firsts, *(t for alts in rule.rest for t in alts)])):
+            continue  # the usual case, decided with one search
         pattern = arg(call, "pattern")
         elements = pattern.elements if pattern is not None else ()
-        positions = [tuple(dict.fromkeys(r.first for r in rules)), *rule.rest]
+        positions = [firsts, *rule.rest]
         for i, alts in enumerate(positions):
             target = elements[i] if i < len(elements) else call.span
             for token in alts:

@@ -54,12 +54,12 @@ def _delete_call(call: Call, lines: Sequence[str]) -> Fix:
 def overlap_findings(rule_calls: Sequence[RuleCall], lines: Sequence[str]) -> list[Finding]:
     calls = [c for c, _ in rule_calls]
     owned: list[Owned] = [(i, r) for i, (_, rules) in enumerate(rule_calls) for r in rules]
+    plains = [_plain(r) for _, r in owned]
     by_plain: dict[tuple[str, ...], list[Owned]] = {}
     # Patterns with alternatives, by (first token, each alternative of the second position):
     # a rule they cover has its second token among those alternatives.
     with_alts: dict[tuple[str, str], list[Owned]] = {}
-    for item in owned:
-        key = _plain(item[1])
+    for item, key in zip(owned, plains, strict=True):
         if key is None:
             for alt in set(item[1].rest[0]):
                 with_alts.setdefault((item[1].first, alt), []).append(item)
@@ -86,11 +86,10 @@ def overlap_findings(rule_calls: Sequence[RuleCall], lines: Sequence[str]) -> li
             )
         )
 
-    for index, rule in owned:
+    for (index, rule), plain in zip(owned, plains, strict=True):
         candidates: list[Owned] = (
             list(with_alts.get((rule.first, rule.rest[0][0]), ())) if rule.rest else []
         )
-        plain = _plain(rule)
         tokens: list[str] = [rule.first]
         for k in range(len(rule.rest) + 1):
             if k > 0:

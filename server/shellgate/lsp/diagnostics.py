@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as T
 
 from shellgate.lint.analyze import FileAnalysis
+from shellgate.lint.check_eval import check_findings
 from shellgate.lint.finding import Finding
 from shellgate.lsp.convert import SEVERITY, to_range
+from shellgate.lsp.tracing import context_for, trace
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -39,14 +41,22 @@ def _client_caps(ls: ShellGateServer) -> tuple[bool, bool]:
     return bool(p.related_information), p.tag_support is not None
 
 
-def to_lsp(ls: ShellGateServer, uri: str, analysis: FileAnalysis) -> list[T.Diagnostic]:
+def to_lsp(
+    ls: ShellGateServer, uri: str, analysis: FileAnalysis, extra: list[Finding]
+) -> list[T.Diagnostic]:
     enc = str(ls.workspace.position_encoding or "utf-16")
     related_ok, tags_ok = _client_caps(ls)
     lines = analysis.lines
-    out: list[T.Diagnostic] = []
-    for f in analysis.findings:
-        out.append(_one(f, uri, lines, enc, related_ok, tags_ok))
-    return out
+    return [_one(f, uri, lines, enc, related_ok, tags_ok) for f in [*analysis.findings, *extra]]
+
+
+async def check_expectations(ls: ShellGateServer, analysis: FileAnalysis) -> list[Finding]:
+    """`# check: CMD => DECISION` against every layer merged (not just this file)."""
+    if not any(c.expected is not None for c in analysis.checks):
+        return []
+    merged = await ls.session.merged_async()
+    context = context_for(ls.session.settings)
+    return check_findings(analysis.checks, lambda command: trace(command, merged, context).decision)
 
 
 def _one(
@@ -90,18 +100,25 @@ def register(server: ShellGateServer) -> None:
         if analysis is None:
             return T.FullDocumentDiagnosticReport(items=[])
         rid = result_id(ls, analysis)
-        if params.previous_result_id == rid:
+        expectations = any(c.expected is not None for c in analysis.checks)
+        if params.previous_result_id == rid and not expectations:  # other files may matter
             return T.UnchangedDocumentDiagnosticReport(result_id=rid)
-        return T.FullDocumentDiagnosticReport(items=to_lsp(ls, uri, analysis), result_id=rid)
+        extra = await check_expectations(ls, analysis)
+        items = to_lsp(ls, uri, analysis, extra)
+        return T.FullDocumentDiagnosticReport(items=items, result_id=rid)
 
     async def push_later(ls: ShellGateServer, uri: str) -> None:
         await asyncio.sleep(PUSH_DELAY)
         analysis = await ls.session.analysis_async(uri)
-        doc = ls.session.open_document(uri)
-        if analysis is None or doc is None:
+        if analysis is None:
             return
+        extra = await check_expectations(ls, analysis)
+        doc = ls.session.open_document(uri)
+        if doc is None or doc.source != analysis.text:
+            return  # closed, or edited meanwhile: that edit's own push reports the new text
+        items = to_lsp(ls, uri, analysis, extra)
         ls.text_document_publish_diagnostics(
-            T.PublishDiagnosticsParams(uri, to_lsp(ls, uri, analysis), version=doc.version)
+            T.PublishDiagnosticsParams(uri, items, version=doc.version)
         )
 
     def schedule(ls: ShellGateServer, uri: str) -> None:

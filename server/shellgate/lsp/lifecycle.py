@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +12,9 @@ from pygls.uris import to_fs_path
 
 from shellgate.lsp import watch
 from shellgate.lsp.session import Settings
+from shellgate.lsp.tracing import context_for
+
+log = logging.getLogger("shellgate.lsp")
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -30,6 +35,13 @@ def register(server: ShellGateServer) -> None:
     def initialize(ls: ShellGateServer, params: T.InitializeParams) -> None:
         session = ls.session
         session.settings = Settings.from_options(params.initialization_options)
+        try:
+            context_for(session.settings)
+        except ValueError as exc:  # a bad setting must not break every hover
+            log.warning("ignoring the approval policy / sandbox settings: %s", exc)
+            session.settings = replace(
+                session.settings, approval_policy="on-request", sandbox="workspace-write"
+            )
         session.roots = _roots(params)
         session.workspace = ls.workspace
         caps = params.capabilities.text_document

@@ -21,6 +21,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file
+from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.workspace import LayerFile, MergedPolicy, discover_layer_files, merge_files
 
 log = logging.getLogger("shellgate.lsp")
@@ -87,6 +88,7 @@ class Session:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="shellgate-analysis")
         self._lock = threading.Lock()
         self._analyses: dict[str, tuple[int | None, str, FileAnalysis]] = {}
+        self._parsers: dict[str, ChunkedParser] = {}
         self._merged: MergedPolicy | None = None
         self._disk: dict[str, tuple[float, int, FileAnalysis]] = {}
 
@@ -108,7 +110,9 @@ class Session:
             cached = self._analyses.get(uri)
             if cached is not None and cached[0] == version and cached[1] == text:
                 return cached[2]
-        result = analyze(text, document_path(uri))
+        with self._lock:
+            parser = self._parsers.setdefault(uri, ChunkedParser())
+        result = analyze(text, document_path(uri), parser)
         with self._lock:
             self._analyses[uri] = (version, text, result)
             self._merged = None  # an open file is a layer: its rules changed
@@ -121,6 +125,7 @@ class Session:
     def forget(self, uri: str) -> None:
         with self._lock:
             self._analyses.pop(uri, None)
+            self._parsers.pop(uri, None)
             self._merged = None
 
     # -- layers ------------------------------------------------------------------------------
