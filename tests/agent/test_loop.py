@@ -115,13 +115,23 @@ async def test_stream_cut_short_is_retried_once(harness, wire) -> None:
 @pytest.mark.parametrize(("status", "needle"), [
     (400, "--enable-auto-tool-choice"), (401, "OPENAI_API_KEY"), (404, "--model-url")])
 async def test_client_errors_end_the_task_with_advice(harness, status, needle) -> None:
-    h = harness([{"status": status, "body": "nope"}])
+    h = harness([{"status": status, "body": "nope"}] * 2)
     result = await h.session.run_turn("hi")
     assert result.status is TurnStatus.FAILED
     assert needle in (result.message or "") and "nope" in (result.message or "")
-    assert len(h.standin.posts) == 1  # never retried
+    # Never retried as such; a 400 to a streamed request is asked once more without streaming.
+    assert [p["stream"] for p in h.standin.posts] == ([True, False] if status == 400 else [True])
     errors = [p for m, p in h.events if m == "error"]
     assert errors[0]["error"]["httpStatusCode"] == status
+
+
+@pytest.mark.parametrize("wire", [WireApi.CHAT, WireApi.RESPONSES])
+async def test_400_to_a_stream_falls_back_to_whole_answers(harness, wire) -> None:
+    h = harness([{"status": 400, "body": "stream with tools unsupported"},
+                 {"tool_calls": [call("ls")]}, {"text": "ok"}], wire=wire)
+    result = await h.session.run_turn("hi")
+    assert result.status is TurnStatus.COMPLETED and h.runner.seen[0].command == "ls"
+    assert [p["stream"] for p in h.standin.posts] == [True, False, False]
 
 
 @pytest.mark.parametrize("wire", [WireApi.CHAT, WireApi.RESPONSES])

@@ -45,20 +45,32 @@ class ChatClient:
     def __init__(self, config: AgentConfig, client: httpx.AsyncClient | None = None) -> None:
         self.config = config
         self.http = client or make_client(config)
+        self.stream = config.stream
 
     def describe_request(self, history: Sequence[Message], system: str,
                          tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.config.model,
                                 "messages": render_messages(history, system),
                                 "tools": [chat_tool(t) for t in tools],
-                                "tool_choice": "auto", "stream": self.config.stream}
+                                "tool_choice": "auto", "stream": self.stream}
         return body
 
     async def complete(self, history: Sequence[Message], system: str,
                        tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
+        try:
+            return await self._complete(history, system, tools, on_text)
+        except ModelError as exc:
+            if exc.status != 400 or not self.stream:
+                raise
+            # Some servers refuse streamed tool calls: ask for whole answers from now on.
+            self.stream = False
+            return await self._complete(history, system, tools, on_text)
+
+    async def _complete(self, history: Sequence[Message], system: str,
+                        tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
         body = self.describe_request(history, system, tools)
         try:
-            if not self.config.stream:
+            if not self.stream:
                 resp = await self.http.post("chat/completions", json=body)
                 if resp.status_code != 200:
                     raise status_error(self.config, resp.status_code, resp.content,
