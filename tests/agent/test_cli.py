@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,45 @@ def test_bad_arguments(tmp_path: Path) -> None:
     bad.write_text("[{]")
     proc, _ = agent(tmp_path, "--standin", str(bad), "hi")
     assert proc.returncode == 2 and f"{bad}:1:" in proc.stderr
+
+
+def test_ctrl_c_stops_the_running_command(tmp_path: Path) -> None:
+    marker = f"sg-cli-sleep-{time.monotonic_ns()}"
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "s.json").write_text(json.dumps(
+        [{"tool": "<auto>", "command": f"exec -a {marker} sleep 30"}, {"text": "never"}]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shellgate", "agent", "--standin", str(tmp_path / "s.json"),
+         "--approval-policy", "never", "--cwd", str(tmp_path / "ws"), "--transcript",
+         str(tmp_path / "t.jsonl"), "sleep"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CODEX_HOME": str(tmp_path / "codex-home")},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 20
+        while not _running(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _running(marker), "the command never started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "interrupted" in err
+    assert not _running(marker, anywhere=True)
+    last = records(tmp_path / "t.jsonl")[-1]
+    assert last["method"] == "turn/completed"
+    assert last["params"]["turn"]["status"] == "interrupted"
+
+
+def _running(marker: str, *, anywhere: bool = False) -> bool:
+    """The command itself (argv[0] is the marker) or, with `anywhere`, any process naming it."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if (marker.encode() in cmdline) if anywhere else \
+                    cmdline.startswith(marker.encode() + b"\0"):
+                return True
+    return False
