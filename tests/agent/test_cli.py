@@ -63,6 +63,7 @@ def test_the_demo_end_to_end(tmp_path: Path) -> None:
     assert (ws / "NOTES.md").read_text() == "build/ is stale and can be deleted\n"
     assert "Read-only file system" in proc.stdout  # the sandbox blocked the outside write
     assert not Path("/usr/local/agent-was-here").exists()
+    assert transcript.stat().st_mode & 0o777 == 0o600
     lines = records(transcript)
     methods = [r["method"] for r in lines]
     assert methods[0] == "thread/started" and methods[-1] == "turn/completed"

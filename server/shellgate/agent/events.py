@@ -32,9 +32,11 @@ class Transcript:
     """Appends one JSON object per event: {"ts", "method", "params"}."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path = path
-        self._file: TextIO = path.open("a", encoding="utf-8")
+        # Commands' output can hold secrets: the transcript is the user's alone.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._file: TextIO = os.fdopen(fd, "a", encoding="utf-8")
         self._lock = threading.Lock()
 
     def __call__(self, method: str, params: dict[str, Any]) -> None:
