@@ -391,3 +391,21 @@ def test_amend_errors_are_rules_errors(tmp_path: Path) -> None:
     assert str(err).startswith(f"failed to create policy directory {tmp_path}/missing/deeper: ")
     again = pickle.loads(pickle.dumps(err))
     assert type(again) is AmendError and str(again) == str(err) and again.path == err.path
+
+
+def test_readers_never_see_half_a_line(tmp_path: Path) -> None:
+    # Readers take no lock (Codex's loader does not): every load while a writer appends must
+    # succeed and see a growing set of whole rules.
+    path = tmp_path / "default.rules"
+    path.write_text("")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WORKER, str(path), "0", "300", "10"],
+    )
+    seen = []
+    while writer.poll() is None or not seen:
+        policy = load_policy([path])
+        seen.append(len(policy.rules))
+    assert writer.wait(timeout=60) == 0
+    assert seen == sorted(seen)
+    assert len(load_patterns(path)) == 310
+    assert len(set(seen)) > 1, "the reader never overlapped the writer"
