@@ -17,6 +17,7 @@ const PENDING = {
   'Run Command… denied: the command did not run': 'shellgate.runCommand (lsp/run_command.py) in the repository',
   'Ask Agent…: approval dialog, approve, the output appears': 'the editor approver (lsp/approvals.py) in the repository',
   'status bar click → untrusted; the amendment is spelt out, chosen, written': 'shellgate.runCommand (lsp/run_command.py) in the repository',
+  'Ask Agent…: Cancel on the progress interrupts the task': 'the editor approver (lsp/approvals.py) in the repository',
 };
 
 async function waitFor(predicate, timeoutMs, what) {
@@ -146,7 +147,7 @@ async function waitFor(predicate, timeoutMs, what) {
 
     await check('Run Command… denied: the command did not run', async () => {
       await runThroughDialog('touch ran-denied.txt', /^No$/, null);
-      const out = page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'touch ran-denied.txt' });
+      const out = page.locator(sel.panelLines, { hasText: 'touch ran-denied.txt' });
       await out.first().waitFor({ timeout: 20000 });
       await waitFor(async () => /\[denied/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 20000, 'the run to report a denial');
       if (fs.existsSync(path.join(WS, 'ran-denied.txt'))) throw new Error('ran-denied.txt exists: the denied command ran');
@@ -159,11 +160,26 @@ async function waitFor(predicate, timeoutMs, what) {
       if (!text.includes('agent-made.txt')) throw new Error(`dialog does not show the agent's command: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'agent-approval.png') });
       await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
-      const out = page.locator('.part.panel .monaco-editor .view-lines', { hasText: 'agent-output-ok' });
+      const out = page.locator(sel.panelLines, { hasText: 'agent-output-ok' });
       await out.first().waitFor({ timeout: 30000 });
       await waitFor(async () => /task completed/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 30000, 'the task to complete');
       if (!fs.existsSync(path.join(WS, 'agent-made.txt'))) throw new Error('agent-made.txt is missing');
       return (await out.first().innerText()).replace(/\s+/g, ' ').slice(-160);
+    });
+
+    await check('Ask Agent…: Cancel on the progress interrupts the task', async () => {
+      await command(page, 'ShellGate: Ask Agent…');
+      await answerInputBox(page, 'think slowly');
+      const progress = page.locator(sel.notification, { hasText: 'ShellGate agent' });
+      await progress.first().waitFor({ timeout: 20000 });
+      // The model has started answering (the stand-in then stalls mid-stream).
+      const log = path.join(SHOTS, 'standin.jsonl');
+      await waitFor(async () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length >= 3, 20000, 'the third model request');
+      const started = Date.now();
+      await progress.first().locator('.monaco-button', { hasText: 'Cancel' }).click();
+      const out = page.locator(sel.panelLines, { hasText: 'think slowly' });
+      await waitFor(async () => /task interrupted/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 15000, 'the task to stop');
+      return `stopped ${Date.now() - started} ms after Cancel`;
     });
 
     await check('status bar click → untrusted; the amendment is spelt out, chosen, written', async () => {

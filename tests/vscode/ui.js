@@ -17,6 +17,7 @@ const sel = {
   languageStatus: '[id="status.editor.mode"]',
   statusItem: '.statusbar-item',
   notification: '.notification-toast',
+  panelLines: '.part.panel .monaco-editor .view-lines',
 };
 
 async function quickOpen(page, text) {

@@ -20,11 +20,13 @@ export interface AgentResult {
 
 export class AgentView {
   private threadId: string | undefined;
+  private running: string | undefined; // the thread of the task in flight, from its events
 
   constructor(readonly out: vscode.OutputChannel) {}
 
   /** One `shellgate/agent/event`: Codex app-server items, drawn as a terminal would. */
-  onEvent(e: { method: string; params: any }): void {
+  onEvent(e: { threadId?: string; method: string; params: any }): void {
+    if (e.threadId) this.running = e.threadId;
     const p = e.params ?? {};
     switch (e.method) {
       case 'item/agentMessage/delta': this.out.append(clean(String(p.delta ?? ''), 100000)); break;
@@ -50,8 +52,22 @@ export class AgentView {
     }
   }
 
-  async ask(client: LanguageClient, task: string, continueThread = false): Promise<AgentResult> {
+  /** Runs one turn under a cancellable notification: the client draws the server's own
+   * work-done progress in the status bar, where VS Code offers no Cancel button. */
+  ask(client: LanguageClient, task: string, continueThread = false): Thenable<AgentResult> {
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'ShellGate agent', cancellable: true },
+      (progress, token) => {
+        progress.report({ message: task.slice(0, 100) });
+        token.onCancellationRequested(() => { void this.cancel(client); });
+        return this.turn(client, task, continueThread);
+      },
+    );
+  }
+
+  private async turn(client: LanguageClient, task: string, continueThread: boolean): Promise<AgentResult> {
     const s = settings.read();
+    this.running = continueThread ? this.threadId : undefined;
     this.out.show(true);
     this.out.appendLine(`\n> ${task}`);
     const result = (await client.sendRequest('workspace/executeCommand', {
@@ -69,15 +85,17 @@ export class AgentView {
       }],
     })) as AgentResult;
     this.threadId = result.threadId;
+    this.running = undefined;
     this.out.appendLine(`[task ${result.status}${result.message ? `: ${clean(result.message)}` : ''}` +
       `${result.modelCalls !== undefined ? `; ${result.modelCalls} model calls` : ''}]`);
     if (result.transcript) this.out.appendLine(`[transcript: ${result.transcript}]`);
     return result;
   }
 
+  /** Stops the task in flight (its thread when its events named it, else every running task). */
   async cancel(client: LanguageClient): Promise<void> {
     await client.sendRequest('workspace/executeCommand', {
-      command: 'shellgate.agent.cancel', arguments: [{ threadId: this.threadId }],
+      command: 'shellgate.agent.cancel', arguments: [this.running ? { threadId: this.running } : {}],
     });
   }
 }

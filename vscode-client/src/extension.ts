@@ -24,7 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
     (client) => client.onNotification('shellgate/status', (p: { rules?: number }) => status.setRules(p?.rules)),
-    (client) => client.onNotification('shellgate/agent/event', (e: { method: string; params: unknown }) => agent.onEvent(e)),
+    (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
   ]);
   server = srv;
   context.subscriptions.push(log, runOut, agent.out, status, srv.onDidChangeClient((c) => {
