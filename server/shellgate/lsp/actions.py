@@ -8,7 +8,7 @@ from lsprotocol import types as T
 
 from shellgate.lint.finding import Finding, Fix
 from shellgate.lint.not_match import add_not_match
-from shellgate.lsp.convert import from_range, to_range
+from shellgate.lsp.convert import encoding, from_range, to_range
 from shellgate.lsp.hover import call_at
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def register(server: ShellGateServer) -> None:
         analysis = await ls.session.analysis_async(uri)
         if analysis is None:
             return []
-        enc = str(ls.workspace.position_encoding or "utf-16")
+        enc = encoding(ls)
         lines = analysis.lines
 
         def action(fix: Fix, kind: str, finding: Finding | None) -> T.CodeAction:

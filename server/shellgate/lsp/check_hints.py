@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as T
 
 from shellgate.lint.check_comments import CheckComment
-from shellgate.lsp.convert import position, to_range
+from shellgate.lsp.convert import encoding, position, to_range
 from shellgate.lsp.tracing import context_for, trace
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ async def _labels(ls: ShellGateServer, uri: str) -> list[tuple[CheckComment, str
 def register(server: ShellGateServer) -> None:
     @server.feature(T.TEXT_DOCUMENT_INLAY_HINT, T.InlayHintOptions(resolve_provider=False))
     async def inlay_hints(ls: ShellGateServer, params: T.InlayHintParams) -> list[T.InlayHint]:
-        enc = str(ls.workspace.position_encoding or "utf-16")
+        enc = encoding(ls)
         analysis = await ls.session.analysis_async(params.text_document.uri)
         if analysis is None:
             return []
@@ -60,7 +60,7 @@ def register(server: ShellGateServer) -> None:
     async def code_lenses(ls: ShellGateServer, params: T.CodeLensParams) -> list[T.CodeLens]:
         if _client_has_inlay_hints(ls):
             return []  # the same answer is already inline
-        enc = str(ls.workspace.position_encoding or "utf-16")
+        enc = encoding(ls)
         analysis = await ls.session.analysis_async(params.text_document.uri)
         if analysis is None:
             return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
 
 from shellgate.lint.finding import Severity
 from shellgate.rules.source import SourceSpan
@@ -19,6 +20,13 @@ SEVERITY = {
     Severity.INFO: T.DiagnosticSeverity.Information,
     Severity.HINT: T.DiagnosticSeverity.Hint,
 }
+
+
+def encoding(ls: LanguageServer) -> str:
+    """The negotiated position encoding: "utf-8", "utf-16" (the default) or "utf-32"."""
+    kind = ls.workspace.position_encoding
+    value = getattr(kind, "value", kind)
+    return str(value) if value else "utf-16"
 
 
 def _units(text: str, encoding: str) -> int:

@@ -15,7 +15,7 @@ from lsprotocol import types as T
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.lint.check_eval import check_findings
 from shellgate.lint.finding import Finding
-from shellgate.lsp.convert import SEVERITY, to_range
+from shellgate.lsp.convert import SEVERITY, encoding, to_range
 from shellgate.lsp.tracing import context_for, trace
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def _client_caps(ls: ShellGateServer) -> tuple[bool, bool]:
 def to_lsp(
     ls: ShellGateServer, uri: str, analysis: FileAnalysis, extra: list[Finding]
 ) -> list[T.Diagnostic]:
-    enc = str(ls.workspace.position_encoding or "utf-16")
+    enc = encoding(ls)
     related_ok, tags_ok = _client_caps(ls)
     lines = analysis.lines
     return [_one(f, uri, lines, enc, related_ok, tags_ok) for f in [*analysis.findings, *extra]]

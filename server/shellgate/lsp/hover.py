@@ -14,7 +14,7 @@ from shellgate.lint.describe import pattern_text, quote_token
 from shellgate.lint.model import contains, literal, param_of
 from shellgate.lint.rule_info import ExampleOutcome, example_outcomes, example_tokens
 from shellgate.lint.workspace import MergedPolicy
-from shellgate.lsp.convert import from_position, to_range
+from shellgate.lsp.convert import encoding, from_position, to_range
 from shellgate.lsp.tracing import context_for, markdown_trace, refusal_note, trace
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.signature import builtin_specs
@@ -112,7 +112,7 @@ def register(server: ShellGateServer) -> None:
         analysis = await session.analysis_async(params.text_document.uri)
         if analysis is None:
             return None
-        enc = str(ls.workspace.position_encoding or "utf-16")
+        enc = encoding(ls)
         line, column = from_position(analysis.lines, params.position, enc)
 
         def answer(text: str, span: SourceSpan) -> T.Hover:

@@ -9,7 +9,7 @@ from lsprotocol import types as T
 
 from shellgate.lint.describe import call_title
 from shellgate.lint.model import arg, text
-from shellgate.lsp.convert import to_range
+from shellgate.lsp.convert import encoding, to_range
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.syntax import Call
 
@@ -41,7 +41,7 @@ def register(server: ShellGateServer) -> None:
         analysis = await ls.session.analysis_async(uri)
         if analysis is None:
             return []
-        enc = str(ls.workspace.position_encoding or "utf-16")
+        enc = encoding(ls)
         lines = analysis.lines
         rules_of = {id(c): r for c, r in analysis.rule_calls}
         td = ls.client_capabilities.text_document
