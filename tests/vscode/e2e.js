@@ -18,6 +18,7 @@ const PENDING = {
   'Ask Agent…: approval dialog, approve, the output appears': 'the editor approver (lsp/approvals.py) in the repository',
   'status bar click → untrusted; the amendment is spelt out, chosen, written': 'shellgate.runCommand (lsp/run_command.py) in the repository',
   'Ask Agent…: Cancel on the progress interrupts the task': 'the editor approver (lsp/approvals.py) in the repository',
+  'Ask Agent…: "No, say what instead" → your words start the next turn': 'the editor approver (lsp/approvals.py) in the repository',
 };
 
 async function waitFor(predicate, timeoutMs, what) {
@@ -180,6 +181,19 @@ async function waitFor(predicate, timeoutMs, what) {
       const out = page.locator(sel.panelLines, { hasText: 'think slowly' });
       await waitFor(async () => /task interrupted/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 15000, 'the task to stop');
       return `stopped ${Date.now() - started} ms after Cancel`;
+    });
+
+    await check('Ask Agent…: "No, say what instead" → your words start the next turn', async () => {
+      await command(page, 'ShellGate: Ask Agent…');
+      await answerInputBox(page, 'make a scratch file');
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      await page.locator(sel.dialogButton).filter({ hasText: /^No, say what instead$/ }).first().click();
+      await answerInputBox(page, 'do not create files, use echo');
+      const out = page.locator(sel.panelLines, { hasText: 'do not create files' });
+      await waitFor(async () => /I used echo instead.*task completed/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 20000, 'the next turn to complete');
+      if (fs.existsSync(path.join(WS, 'agent-refused.txt'))) throw new Error('agent-refused.txt exists: the refused command ran');
+      const sent = fs.readFileSync(path.join(SHOTS, 'standin.jsonl'), 'utf8').trim().split('\n').pop();
+      if (!sent.includes('do not create files, use echo')) throw new Error('the words did not reach the model');
     });
 
     await check('status bar click → untrusted; the amendment is spelt out, chosen, written', async () => {
