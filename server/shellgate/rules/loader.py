@@ -217,6 +217,9 @@ def _evaluate_unpaused(
     text: str, path: str, collector: Collector, *, spans: bool
 ) -> list[syntax.Call]:
     _check_dialect(text, path)
+    # NULs (raw or escaped) become a same-length sentinel first: neither Python's parser nor
+    # the binding takes them. Positions do not move, so `text` stays the reference.
+    text, sentinel = nul.hide_nuls(text)
     lines = syntax.Lines(text)
     calls: list[syntax.Call] = []
     columns: instrument.ColumnMap | None = None
@@ -224,11 +227,11 @@ def _evaluate_unpaused(
     site_lparens: list[tuple[int, int]] = []
     source = text
     if spans or _may_repeat(text):
-        tree = syntax.parse_module(text)
+        tree, reason = syntax.parse_module_or_reason(text)
         if tree is None:
             _syntax_check(text, path)  # a Starlark syntax error is reported as Codex would
             raise RulesError(
-                "ShellGate cannot analyse this file (too deeply nested for its parser)",
+                f"ShellGate cannot analyse this file (its own parser says: {reason})",
                 path=path,
                 line=1,
                 column=1,
@@ -252,7 +255,7 @@ def _evaluate_unpaused(
             if not text.isascii():
                 _check_identifiers(all_nodes, lines, path)
     run = _Run(collector, site_spans)
-    source, run.sentinel = nul.hide_nuls(source)
+    run.sentinel = sentinel
     first_pending = len(collector.pending)
     try:
         _exec(source, path, collector, run)
@@ -331,6 +334,8 @@ def _exec(source: str, path: str, collector: Collector, run: _Run) -> None:
         ) from None
     except starlark_go.StarlarkError as err:
         raise _StarlarkFailure("eval", str(err), 0, 0) from None
+    except ValueError as err:  # e.g. a NUL the sentinel could not hide ("embedded null")
+        raise _StarlarkFailure("syntax", str(err), 1, 1) from None
 
 
 def _locate(
@@ -555,5 +560,5 @@ def _syntax_check(text: str, path: str) -> None:
             column=err.column,
             code="syntax-error",
         ) from None
-    except starlark_go.StarlarkError:
+    except (starlark_go.StarlarkError, ValueError):
         return

@@ -1,8 +1,8 @@
 """NUL characters in string literals, which the starlark-go binding cuts strings at.
 
-Codex keeps them (`"a\\x00b"` never equals `"a"`). Before evaluation each NUL escape is
-rewritten, same length, to the escape of a control character the file does not otherwise use
-(the sentinel); values reaching the builtins get the NULs back.
+Codex keeps them (`"a\\x00b"` never equals `"a"`). Before evaluation each NUL escape, and each
+raw NUL character, is rewritten, same length, to a control character the file does not
+otherwise use (the sentinel); values reaching the builtins get the NULs back.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def _uses(text: str, code: int) -> bool:
 
 def hide_nuls(text: str) -> tuple[str, str | None]:
     """(text with NUL escapes replaced, the sentinel character) or (text, None) if none."""
-    if "\\" not in text or _NUL_ESCAPE.search(text) is None:
+    raw = "\0" in text
+    if not raw and ("\\" not in text or _NUL_ESCAPE.search(text) is None):
         return text, None
     for code in range(7, 0, -1):
         if not _uses(text, code):
@@ -39,7 +40,7 @@ def hide_nuls(text: str) -> tuple[str, str | None]:
             return m.group(1) + "\\" + esc[0] + f"{code:0{len(esc) - 1}x}"
         return m.group(1) + "\\" + f"{code:0{len(esc)}o}"
 
-    return _NUL_ESCAPE.sub(replace, text), chr(code)
+    return _NUL_ESCAPE.sub(replace, text).replace("\0", chr(code)), chr(code)
 
 
 def restore(value: object, sentinel: str) -> object:

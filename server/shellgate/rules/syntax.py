@@ -94,10 +94,17 @@ def nodes(tree: ast.AST) -> list[ast.AST]:
 
 def parse_module(text: str) -> ast.Module | None:
     """Python's parse of the text, or None when Python cannot read it."""
+    return parse_module_or_reason(text)[0]
+
+
+def parse_module_or_reason(text: str) -> tuple[ast.Module | None, str]:
+    """Python's parse of the text, or None and Python's reason."""
     try:
-        return ast.parse(text, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        return ast.parse(text, mode="exec"), ""
+    except SyntaxError as err:
+        return None, f"{err.msg} (line {err.lineno})" if err.lineno else err.msg
+    except (ValueError, RecursionError, MemoryError) as err:
+        return None, str(err) or type(err).__name__
 
 
 def find_lparen(lines: Lines, line: int, col0: int) -> tuple[int, int]:
