@@ -213,3 +213,19 @@ def test_never_raises(text: str) -> None:
     result = analyze(text, "t.rules")
     for f in result.findings:
         assert f.span.line >= 1 and f.span.column >= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [('prefix_rul(pattern = ["a"])\n', 'prefix_rule(pattern = ["a"])\n'),
+     ('prefix_rule(patern = ["a"])\n', 'prefix_rule(pattern = ["a"])\n'),
+     ('prefix_rule(pattern = ["a"], justfication = "x")\n',
+      'prefix_rule(pattern = ["a"], justification = "x")\n'),
+     ('network_rule(host = "a.com", protocol = "htps", decision = "allow")\n',
+      'network_rule(host = "a.com", protocol = "https", decision = "allow")\n')],
+)  # fmt: skip
+def test_did_you_mean_for_names(text: str, fixed: str) -> None:
+    (error,) = [f for f in findings(text) if f.code != "file-refused"]
+    assert "(did you mean `" in error.message
+    assert apply(text, error) == fixed
+    assert analyze(fixed, "t.rules").error is None
