@@ -23,7 +23,8 @@ def rule(i: int, decision: str = "prompt") -> str:
 def assert_same(a: ParsedFile, b: ParsedFile) -> None:
     assert str(a.error) == str(b.error)
     assert a.rules == b.rules
-    assert a.calls == b.calls
+    if b.error is None or b.error.code != "syntax-error":
+        assert a.calls == b.calls  # (with a syntax error, chunks still give the outline)
     assert a.network_rules == b.network_rules
 
 
@@ -34,13 +35,16 @@ EDITS = [
     lambda t, r: t.replace("prefix_rule(\n", "# a comment\nprefix_rule(\n", 1),  # shifts lines
     lambda t, r: t.replace(rule(r.randrange(60)), "", 1),  # deletes a rule
     lambda t, r: t + rule(1000 + r.randrange(100), "forbidden"),
-    lambda t, r: t.replace('["run", "go"]', '["run", "go"', 1),  # a syntax error
+    lambda t, r: t.replace('["run", "go"]', '["run", "go"', 1),  # unclosed: runs on
+    lambda t, r: t.replace('"prompt"', '"prompt', 1),  # a syntax error on its line
+    lambda t, r: t.replace("run x", "run x\t", 1),
+    lambda t, r: t.replace("prefix_rule(\n", 'prefix_rule(\n    """\n', 1),
     lambda t, r: t.replace("prefix_rule(\n", "x = 1\nprefix_rule(\n", 1),  # not only calls
     lambda t, r: t + 'network_rule(host = "example.com", protocol = "https", decision = "deny")\n',
 ]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_random_edits_match_whole_file_evaluation(seed: int) -> None:
     r = random.Random(seed)
     text = "".join(rule(i, r.choice(["allow", "prompt", "forbidden"])) for i in range(60))

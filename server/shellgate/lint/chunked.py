@@ -139,6 +139,7 @@ class ChunkedParser:
         base: dict[tuple[str, str], ParsedFile] = {}
         placed: dict[tuple[str, str, int], ParsedFile] = {}
         parts: list[ParsedFile] = []
+        lasts: list[int] = []  # the last line of each chunk
         line = 1
         for start, end in _chunks(text, starts):
             chunk = text[start:end]
@@ -155,14 +156,25 @@ class ChunkedParser:
             placed[key] = part
             parts.append(part)
             line += chunk.count("\n")
+            lasts.append(line)
         self._base, self._placed = base, placed  # keep only what this version uses
-        return _merge(parts, text, path)
+        return _merge(parts, lasts, text, path)
 
 
-def _merge(parts: list[ParsedFile], text: str, path: str) -> ParsedFile:
+def _merge(parts: list[ParsedFile], lasts: list[int], text: str, path: str) -> ParsedFile:
     errors = [p.error for p in parts if p.error is not None]
-    if any(e.code in STATIC_CODES for e in errors):
-        return parse_text(text, path)
+    static = [(i, p.error) for i, p in enumerate(parts) if p.error and p.error.code in STATIC_CODES]
+    if static:
+        i, first = static[0]
+        # A chunk that parses alone leaves the tokenizer where a new file starts, so the first
+        # syntax error is the first chunk's own, unless the chunk's end is part of it (an
+        # unclosed bracket or string runs on into the next chunk): then read the whole file.
+        if first.code != "syntax-error" or not 0 < first.line < lasts[i]:
+            return parse_text(text, path)
+        calls = tuple(c for p in parts for c in p.calls)
+        return ParsedFile(
+            path, calls, (), {}, (), first, tuple(c for p in parts for c in p.all_calls)
+        )
     cut = len(parts)  # an evaluation error stops evaluation: nothing after its chunk runs
     error = None
     for i, p in enumerate(parts):
