@@ -22,7 +22,10 @@ def corpus_dir() -> Path:
 
 def rows(name: str) -> list[dict[str, Any]]:
     """Every row of a corpus file, in order; a missing file or a bad line fails loudly."""
-    path = corpus_dir() / name
+    return rows_from(corpus_dir() / name)
+
+
+def rows_from(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):

@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance_corpus import case_id, rows
+from conformance_corpus import DATA_DIR, case_id, rows, rows_from
 
 ORACLE_ROOT = Path("/tmp/codex-execpolicy-oracle")
 LOCK = Path("/tmp/codex-execpolicy-oracle.lock")
-CASES = rows("execpolicy_cases.jsonl")
+# The shared corpus (or the kept-back one, via SHELLGATE_CONFORMANCE_DIR), then cases found by
+# running the codex 0.169.0 binary side by side with ShellGate (filled by the oracle; always
+# read from this folder).
+CASES = rows("execpolicy_cases.jsonl") + rows_from(DATA_DIR / "execpolicy_binary_cases.jsonl")
 KNOWN_KEYS = {
     "id",
     "rules",
