@@ -96,7 +96,7 @@ SEGMENTS = st.lists(
     st.tuples(
         st.from_regex(r"[a-z][a-z0-9_.-]{0,6}", fullmatch=True),
         st.lists(st.lists(PLAIN_WORDS, min_size=1, max_size=3).map("".join), max_size=4),
-        st.sampled_from([" && ", " || ", " | ", "; ", "\n", " &&\n"]),
+        st.sampled_from([" && ", " || ", " | ", "; ", "\n", " &&\n", " \\\n&& ", "; \\\n"]),
     ),
     min_size=1,
     max_size=5,
@@ -107,7 +107,8 @@ SEGMENTS = st.lists(
 @given(SEGMENTS)
 def test_plain_scanner_agrees_with_bash(segments: list[tuple[str, list[str], str]]) -> None:
     """Real bash is the oracle: it prints the words each command would receive."""
-    texts = [" ".join([name, *args]) for name, args, _ in segments]
+    # Words apart by blanks, or (for odd-length names) by line continuations.
+    texts = [(" \\\n " if len(name) % 2 else " ").join([name, *args]) for name, args, _ in segments]
     script = texts[0] + "".join(
         op + text for (_, _, op), text in zip(segments, texts[1:], strict=False)
     )

@@ -32,6 +32,7 @@ split = try_parse_word_only_commands_sequence
         ("echo \"a'b\" 'a\"b'", [["echo", "a'b", 'a"b']]),
         ('echo "tab\\there"', [["echo", "tab\\there"]]),  # no escape processing
         ("echo héllo ünï", [["echo", "héllo", "ünï"]]),
+        ("ls \\\n  -l && \\\n pwd", [["ls", "-l"], ["pwd"]]),  # line continuations
         ("", []),
         ("  \n\t ", []),
     ],
@@ -88,7 +89,7 @@ def test_plain_scripts(script: str, expected: list[list[str]]) -> None:
         "ls\x00",
         "echo a\\ b",
         "echo a\u00a0b",
-        "ls \\\n -l",  # line continuation: kept out of the plain subset
+        "ls\\\n-l",  # a continuation glued to a word: bash joins, tree-sitter splits
         "echo 'unterminated",
         'echo "unterminated',
         "echo ~",

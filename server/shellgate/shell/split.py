@@ -105,6 +105,8 @@ class _Scanner:
             ch = src[self.i]
             if ch in " \t":
                 self.i += 1
+            elif ch == "\\" and src.startswith("\\\n", self.i) and self._after_break():
+                self.i += 2  # a line continuation between words: blank to bash and tree-sitter
             elif ch == "\n":
                 if current:
                     commands.append(current)
@@ -134,6 +136,10 @@ class _Scanner:
         if current:
             commands.append(current)
         return commands
+
+    def _after_break(self) -> bool:
+        # Glued to a word (`ls\<newline>-l`) bash joins the two words; tree-sitter does not.
+        return self.i == 0 or self.src[self.i - 1] in " \t\n;&|"
 
     def word(self, *, command_position: bool) -> str:
         src, n = self.src, len(self.src)
