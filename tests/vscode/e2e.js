@@ -13,12 +13,6 @@ const log = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}
 const results = [];
 // Checks whose server side has not landed yet: name -> what they wait for. Shrinks to nothing.
 const PENDING = {
-  'Run Command… approved: dialog, the command ran': 'shellgate.runCommand (lsp/run_command.py) in the repository',
-  'Run Command… denied: the command did not run': 'shellgate.runCommand (lsp/run_command.py) in the repository',
-  'Ask Agent…: approval dialog, approve, the output appears': 'the editor approver (lsp/approvals.py) in the repository',
-  'status bar click → untrusted; the amendment is spelt out, chosen, written': 'shellgate.runCommand (lsp/run_command.py) in the repository',
-  'Ask Agent…: Cancel on the progress interrupts the task': 'the editor approver (lsp/approvals.py) in the repository',
-  'Ask Agent…: "No, say what instead" → your words start the next turn': 'the editor approver (lsp/approvals.py) in the repository',
 };
 
 async function waitFor(predicate, timeoutMs, what) {
