@@ -99,3 +99,18 @@ def test_plain_commands_hide_nothing() -> None:
     assert hidden_commands(["ls", "-l"]) == ()
     assert hidden_commands(["bash", "-lc", "ls | wc -l"]) == ()
     assert hidden_commands(["bash", "-lc", "if then"]) == ()  # opaque, nothing readable
+
+
+def test_shell_source_options() -> None:
+    assert hidden_commands(["su", "-", "root", "-c", "rm -rf /x"]) == (
+        HiddenCommand(SH, "su -c", ("rm", "-rf", "/x")),
+    )
+    assert hidden_commands(["flock", "/tmp/l", "-c", "make all"]) == (
+        HiddenCommand(SH, "flock -c", ("make", "all")),
+    )
+    assert hidden_commands(["env", "-S", "rm -f x", "y"]) == (
+        HiddenCommand(W, "env", ("rm", "-f", "x", "y")),
+    )
+    assert hidden_commands(["env", "-Srm -f x"]) == (HiddenCommand(W, "env", ("rm", "-f", "x")),)
+    assert hidden_commands(["command", "-v", "rm"]) == ()  # only looks `rm` up
+    assert hidden_commands(["command", "rm", "x"]) == (HiddenCommand(W, "command", ("rm", "x")),)

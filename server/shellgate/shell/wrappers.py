@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from shellgate.shell.dangerous import trap_action
 from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
 from shellgate.shell.literal import parse_script
 from shellgate.shell.paths import executable_name_lookup_key
+from shellgate.shell.quote import split as shlex_split
 from shellgate.shell.split import (
     extract_shell_script,
     read_literal_word,
@@ -81,6 +83,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
 }
 _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv
+_NO_EXEC = {"command": ("-v", "-V")}  # `command -v x` only looks `x` up
 
 
 def hidden_commands(argv: Sequence[str]) -> tuple[HiddenCommand, ...]:
@@ -98,12 +102,18 @@ def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     spec = _WRAPPERS.get(name or "")
     if name is None or spec is None:
         return None
+    if any(a in _NO_EXEC.get(name, ()) for a in argv[1:2]):
+        return None
+    if name == "flock" and ("-c" in argv or "--command" in argv):
+        return None  # `flock FILE -c SRC` runs shell source: see _shell_source_argument
     i = 1
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
             i += 1
             break
+        if name == "env" and arg.startswith(("-S", "--split-string")):
+            return _env_split_string(argv, i)
         if name == "env" and "=" in arg and not arg.startswith("-"):
             i += 1
         elif name == "nice" and arg[:1] == "-" and arg[1:].lstrip("-").isdigit():
@@ -119,6 +129,17 @@ def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     if not inner:
         return None
     return name, inner
+
+
+def _env_split_string(argv: Sequence[str], i: int) -> tuple[str, list[str]] | None:
+    """`env -S "cmd args" more...`: the option's value is split into the command line."""
+    arg = argv[i]
+    if arg in ("-S", "--split-string"):
+        value, rest = (argv[i + 1] if i + 1 < len(argv) else ""), argv[i + 2 :]
+    else:
+        value, rest = (arg.split("=", 1)[1] if "=" in arg else arg[2:]), argv[i + 1 :]
+    inner = [word for word in [*(shlex_split(value) or [value]), *rest] if word]
+    return ("env", inner) if inner else None
 
 
 def _visit_argv(argv: list[str], found: list[HiddenCommand], depth: int) -> None:
@@ -138,11 +159,26 @@ def _visit_argv(argv: list[str], found: list[HiddenCommand], depth: int) -> None
         _visit_argv(inner, found, depth + 1)
         return
     name = executable_name_lookup_key(argv[0])
-    if name in ("eval", "trap") and len(argv) > 1:
-        source = " ".join(argv[1:]) if name == "eval" else argv[1]
-        _visit_script(source, name, found, depth + 1, top=False)
+    source = _shell_source_argument(name, argv)
+    if source is not None:
+        via = f"{name} -c" if name in _DASH_C else str(name)
+        _visit_script(source, via, found, depth + 1, top=False)
     elif name == "find":
         _visit_find(argv, found, depth)
+
+
+def _shell_source_argument(name: str | None, argv: list[str]) -> str | None:
+    """Shell source a program runs: `eval ARGS`, `trap ACTION`, `su -c SRC`, `script -c SRC`,
+    `flock FILE -c SRC`."""
+    if name == "eval" and len(argv) > 1:
+        return " ".join(argv[1:])
+    if name == "trap":
+        return trap_action(argv)
+    if name in _DASH_C:
+        for i in range(1, len(argv) - 1):
+            if argv[i] in ("-c", "--command"):
+                return argv[i + 1]
+    return None
 
 
 def _shell_script(argv: list[str]) -> str | None:
