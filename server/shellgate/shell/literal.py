@@ -7,9 +7,9 @@ including those inside `if`/`for`/`while`, functions, pipelines, `$(...)`, backt
 the source text with the same rules as plain words); dynamic words are dropped and a command
 whose name is dynamic is skipped. The result may only ever prove danger, never safety.
 
-A script bashlex cannot parse (a syntax error, or a construct bashlex does not implement
-such as `case` or `$((...))`) gives None: it is one opaque command, as with Codex's parse
-errors. Nothing here raises.
+A script bashlex cannot parse gives None: it is one opaque command, as with Codex's parse
+errors. Valid bash that bashlex 0.18 does not implement (`case`, `[[ ]]`, `$((...))`, ...) is
+rewritten by `bashlex_compat` and parsed again. Nothing here raises.
 """
 
 from __future__ import annotations
