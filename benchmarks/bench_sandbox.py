@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 
 from shellgate.exec import seccomp
+from shellgate.exec.network import HostRules, NetworkProxy
+from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import probe_sandbox
 from shellgate.exec.runner import run_attempt
 from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec, bwrap_argv
@@ -117,6 +119,16 @@ def main() -> int:
     row("run_attempt, no sandbox", xp)
     row("run_attempt, sandboxed", xs)
     print(f"  => runner sandbox overhead: {statistics.median(d):.2f} ms")
+    if shutil.which("socat"):
+        proxy = NetworkProxy(HostRules(), runtime_dir())
+        pspec = build_spec(FsAccess.WORKSPACE_WRITE, ws, network=NetworkAccess.PROXY)
+        xs, xp, d = paired(
+            lambda: loop.run_until_complete(
+                run_attempt([true], cwd=ws, spec=pspec, probe=probe, proxy=proxy)),
+            lambda: loop.run_until_complete(run_attempt([true], cwd=ws, spec=spec, probe=probe)),
+            max(10, n // 2))  # fmt: skip
+        row("run_attempt, sandboxed, network by host (socat bridge)", xs)
+        print(f"  => cost of the per-host network bridge: {statistics.median(d):.2f} ms")
     loop.close()
 
     codex = find_codex()

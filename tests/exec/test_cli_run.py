@@ -110,6 +110,8 @@ def test_terminal_keys_on_a_real_pty(probe: SandboxProbe, workspace: Path, tmp_p
     assert b"Press a key" in seen, seen
     assert b"\\x1b]0;evil\\x07" in seen  # shown escaped, not interpreted
     assert b"\x1b]0;evil" not in seen.split(b"Press a key")[0]
+    os.write(fd, b"\x1b[A")  # an arrow key is not Esc: ignored
+    time.sleep(0.5)
     os.write(fd, b"y")  # one key, no Enter
     while time.monotonic() < deadline:
         try:

@@ -96,13 +96,20 @@ def proxy_env() -> dict[str, str]:
 
 
 def bridge_command(socket_path: str, command: list[str]) -> list[str]:
-    """sh: start socat, wait until it listens (so the command never races it), exec the command."""
-    port_hex = f":{BRIDGE_PORT:04X} "
+    """sh: start socat, wait until it listens (so the command never races it), exec the command.
+
+    The wait reads /proc/net/tcp with shell builtins only: no fork per poll.
+    """
+    port = f":{BRIDGE_PORT:04X} "
     script = (
         f"socat TCP-LISTEN:{BRIDGE_PORT},bind=127.0.0.1,fork,reuseaddr"
         ' "UNIX-CONNECT:$1" 2>/dev/null &\n'
-        "i=0; while [ $i -lt 2000 ]; do\n"
-        f"  grep -q '{port_hex}' /proc/net/tcp 2>/dev/null && break; i=$((i+1))\n"
+        "i=0\n"
+        "while [ $i -lt 20000 ]; do\n"
+        "  while IFS= read -r l; do\n"
+        f'    case $l in *"{port}"*) break 2;; esac\n'
+        "  done < /proc/net/tcp\n"
+        "  i=$((i+1))\n"
         "done\n"
         'shift; exec "$@"'
     )

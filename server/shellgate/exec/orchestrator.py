@@ -8,7 +8,6 @@ and the user is told why.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import enum
 import os
@@ -168,7 +167,6 @@ class Orchestrator:
     host_rules: HostRules = field(default_factory=HostRules)
     proxy_log: str | None = None
     _proxy: NetworkProxy | None = field(default=None, init=False, repr=False)
-    _lock: asyncio.Lock | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.network is None:

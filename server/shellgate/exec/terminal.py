@@ -127,8 +127,10 @@ class TerminalApprover:
         loop = asyncio.get_running_loop()
         while True:
             if raw and self._pending:
-                first, self._pending = self._pending[:1], b""  # Esc sequences: first byte only
-                return first.decode(errors="replace")
+                got, self._pending = self._pending, b""
+                if got.startswith(b"\x1b") and len(got) > 1:
+                    continue  # an arrow or function key, not a lone Esc: ignore it
+                return got[:1].decode(errors="replace")
             if not raw and b"\n" in self._pending:
                 line, self._pending = self._pending.split(b"\n", 1)
                 return line.decode(errors="replace")
