@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.rules import loader
+from shellgate.rules import interpreter
 from shellgate.rules.builtins import Collector
 from shellgate.rules.errors import RulesError
 from shellgate.rules.loader import parse_text
@@ -58,10 +58,10 @@ def _indent(code: str) -> str:
 def plain(text: str) -> tuple[list[tuple[object, ...]], str | None]:
     """Evaluate with starlark-go as the text stands (no instrumentation)."""
     collector = Collector()
-    run = loader._Run(collector, [])
+    run = interpreter.Run(collector, [])
     try:
-        loader._exec(text, "p.rules", collector, run)
-    except loader._StarlarkFailure as failure:
+        interpreter.run_starlark(text, "p.rules", collector, run)
+    except interpreter.StarlarkFailure as failure:
         return _rules(collector), type(run.raised).__name__ if run.raised else failure.kind
     return _rules(collector), None
 

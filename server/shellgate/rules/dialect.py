@@ -1,0 +1,132 @@
+"""Where starlark-rust (Codex) and starlark-go differ on what a file may say, and the bounds
+ShellGate adds: checks made on the text, or on our own syntax tree, before evaluation."""
+
+from __future__ import annotations
+
+import ast
+import re
+from itertools import accumulate
+
+from shellgate.rules import syntax
+from shellgate.rules.errors import RulesError
+
+MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark-go's
+
+# Code that can repeat work (loops, functions) is instrumented to count steps.
+_KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda"))
+_PRINT = re.compile(r"print\b")
+_LONE_CR = re.compile(r"\r(?!\n)")
+_TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
+_BRACKETS = re.compile(r"[\[\](){}]")
+_DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
+
+
+def _too_deep(text: str, path: str) -> None:
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        depth += _DEPTH[m.group()]
+        if depth > MAX_NESTING:
+            line = text.count("\n", 0, m.start()) + 1
+            raise RulesError(
+                f"Parse error: brackets nested deeper than {MAX_NESTING} levels",
+                path=path,
+                line=line,
+                column=m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1,
+                code="too-deep",
+            )
+
+
+_FSTRING = re.compile(r"(?<![\w.])(?:[fF][rR]?|[rR][fF])[\"']")
+
+
+def needs_instrumenting(text: str) -> bool:
+    """Does the text use `for`, `def` or `lambda` (as words), or f-strings? These need the
+    instrumented path. A literal-prefix search is ten times faster than `\\bfor\\b`."""
+    if ("f'" in text or 'f"' in text or "F'" in text or 'F"' in text) and _FSTRING.search(text):
+        return True
+    return any(has_word(text, pattern) for pattern in _KEYWORDS_THAT_REPEAT)
+
+
+def mentions_print(text: str) -> bool:
+    return has_word(text, _PRINT)
+
+
+def has_word(text: str, pattern: re.Pattern[str]) -> bool:
+    """Does `pattern` (a word with a trailing \\b) occur as a whole word?"""
+    for m in pattern.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before == "_"):
+            return True
+    return False
+
+
+def check_text(text: str, path: str) -> None:
+    """starlark-rust rejects what starlark-go accepts: a BOM, tab indentation; and bound the
+    nesting depth (Codex's parser overflows its stack; Python's stops at 200 levels)."""
+    deltas = map(_DEPTH.__getitem__, _BRACKETS.findall(text))
+    if max(accumulate(deltas), default=0) > MAX_NESTING:
+        _too_deep(text, path)
+    if text.startswith("\ufeff"):
+        raise RulesError(
+            "Parse error: invalid input `\ufeff`", path=path, line=1, column=1, code="syntax-error"
+        )
+    if "\r" in text:
+        lone = _LONE_CR.search(text)
+        if lone is not None:  # starlark-go takes it for a line break; starlark-rust refuses it
+            line = text.count("\n", 0, lone.start()) + 1
+            raise RulesError(
+                "Parse error: invalid input `\\r`",
+                path=path,
+                line=line,
+                column=lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1,
+                code="syntax-error",
+            )
+    tab = _TAB_INDENT.search(text) if "\t" in text else None
+    if tab is not None:
+        line = text.count("\n", 0, tab.start()) + 1
+        raise RulesError(
+            "Parse error: tab indentation is not allowed",
+            path=path,
+            line=line,
+            column=tab.end() - tab.start(),
+            code="syntax-error",
+        )
+
+
+def check_identifiers(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
+    """starlark-rust's identifiers are ASCII (starlark-go and Python take any letter)."""
+    for n in all_nodes:
+        name = getattr(n, "id", None) or getattr(n, "arg", None)
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)) and not isinstance(n, ast.Lambda):
+            name = n.name
+        if isinstance(name, str) and not name.isascii():
+            span = lines.span(path, n)
+            raise RulesError(
+                f"Parse error: invalid identifier `{name}`",
+                path=path,
+                line=span.line,
+                column=span.column,
+                code="syntax-error",
+            )
+
+
+def check_print(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
+    """starlark-rust's standard globals have no `print` (starlark-go's do)."""
+    bound = any(
+        isinstance(n, ast.Name) and n.id == "print" and not isinstance(n.ctx, ast.Load)
+        for n in all_nodes
+    ) or any(isinstance(n, ast.FunctionDef) and n.name == "print" for n in all_nodes)
+    if bound:
+        return
+    for n in all_nodes:
+        if isinstance(n, ast.Name) and n.id == "print":
+            span = lines.span(path, n)
+            raise RulesError(
+                "Variable `print` not found",
+                path=path,
+                line=span.line,
+                column=span.column,
+                end_line=span.end_line,
+                end_column=span.end_column,
+                code="undefined-name",
+            )
