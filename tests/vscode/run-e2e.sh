@@ -29,15 +29,13 @@ cat > "$WORK/ud/User/settings.json" <<JSON
   "workbench.enableExperiments": false, "extensions.ignoreRecommendations": true,
   "shellgate.trace.server": "messages", "shellgate.approvalTimeoutSeconds": 120 }
 JSON
-# The scripted stand-in model server (shipped in the .vsix) for Ask Agent.
-EXT_LIBS="$WORK/exts/shellgate.shellgate-$(node -p "require('$ROOT/vscode-client/package.json').version")/bundled/libs"
 COMMON=(--config "$WORK/cs-config.yaml" --user-data-dir "$WORK/ud" --extensions-dir "$WORK/exts")
 t "install $(basename "$VSIX")"
 "$CS" "${COMMON[@]}" --install-extension "$VSIX" --force >"$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; exit 1; }
 
-t "stand-in model server"
-PYTHONPATH="$(ls -d "$EXT_LIBS"/cp3* | head -1)" setsid python3 -m shellgate.agent.standin "$HERE/agent-script.json" \
+t "stand-in model server (from the installed extension's libraries) for Ask Agent"
+PYTHONPATH="$(ls -d "$WORK"/exts/shellgate.shellgate-*/bundled/libs/cp3* | head -1)" setsid python3 -m shellgate.agent.standin "$HERE/agent-script.json" \
   --port-file "$WORK/standin.port" --log "$WORK/shots/standin.jsonl" >"$WORK/standin.log" 2>&1 &
 STANDIN_PID=$!
 for _ in $(seq 100); do [ -s "$WORK/standin.port" ] && break; sleep 0.1; done
