@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("shellgate.lsp")
 
-PUSH_DELAY = 0.03  # seconds of quiet before a push: coalesces keystrokes, unnoticeable
+PUSH_DELAY = 0.005  # seconds: lets a burst of queued edits land first (analyses use the latest)
 UNNECESSARY = {"duplicate-rule", "redundant-rule", "shadowed-rule"}
 
 

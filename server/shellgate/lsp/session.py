@@ -8,6 +8,7 @@ analysis of the final text, not one per edit.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -113,6 +114,11 @@ class Session:
         with self._lock:
             parser = self._parsers.setdefault(uri, ChunkedParser())
         result = analyze(text, document_path(uri), parser)
+        # What we keep lives long: collect the young garbage (cycles such as caught exceptions),
+        # then take the survivors out of the cyclic collector's sight, else a full collection
+        # walks every rule of a big file in the middle of an edit.
+        gc.collect(1)
+        gc.freeze()
         with self._lock:
             self._analyses[uri] = (version, text, result)
             self._merged = None  # an open file is a layer: its rules changed
