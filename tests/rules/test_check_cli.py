@@ -140,3 +140,19 @@ def marshal_bytes(value: object) -> bytes:
     import marshal
 
     return marshal.dumps(value)
+
+
+def test_a_closed_stdout_is_not_a_traceback(tmp_path: Path, policy: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), HOME=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shellgate", "check", "--rules", str(policy), "--", "git"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert b"Traceback" not in err

@@ -112,7 +112,13 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(fresh)
             return 1
         found, decision = evaluate(command, *fresh, resolve_host_executables=resolve)
-    sys.stdout.write(render(found, decision, pretty) + "\n")
+    try:
+        sys.stdout.write(render(found, decision, pretty) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away: no traceback, and none at interpreter exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 
