@@ -154,5 +154,5 @@ def test_a_closed_stdout_is_not_a_traceback(tmp_path: Path, policy: Path) -> Non
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     err = proc.stderr.read()
-    assert proc.wait(timeout=60) == 1
+    assert proc.wait(timeout=60) in (0, 1)  # 0 only if it wrote before the close
     assert b"Traceback" not in err
