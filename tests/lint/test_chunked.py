@@ -6,7 +6,10 @@ import random
 
 import pytest
 
+from shellgate.lint.analyze import analyze
 from shellgate.lint.chunked import ChunkedParser, statement_starts
+from shellgate.lint.finding import Finding
+from shellgate.lint.memo import CheckMemo
 from shellgate.rules.loader import ParsedFile, parse_text
 
 
@@ -60,3 +63,21 @@ def test_only_plain_builtin_calls_are_chunked() -> None:
     assert statement_starts("x = 1\n" + rule(1)) is None
     assert statement_starts('host_executable(name = "git", paths = ["/usr/bin/git"])\n') is None
     assert statement_starts("def f():\n    pass\n") is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_remembered_checks_match_fresh_ones(seed: int) -> None:
+    r = random.Random(seed)
+    rules = [rule(i % 7, r.choice(["allow", "prompt", "forbidden"])) for i in range(40)]
+    rules += ['prefix_rule(pattern = ["/usr/bin/tool1", "run"], decision = "forbidden")\n']
+    text = "".join(rules)
+    parser, memo = ChunkedParser(), CheckMemo()
+
+    def key(f: Finding) -> tuple[object, ...]:
+        return (f.span, f.code, f.message, f.fixes)
+
+    for _ in range(8):
+        remembered = analyze(text, "t.rules", parser, memo).findings
+        fresh = analyze(text, "t.rules").findings
+        assert sorted(map(key, remembered), key=repr) == sorted(map(key, fresh), key=repr)
+        text = r.choice(EDITS[:6])(text, r)

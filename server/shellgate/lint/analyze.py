@@ -10,16 +10,12 @@ from dataclasses import dataclass, field, replace
 from shellgate.lint.check_comments import CheckComment, find_check_comments
 from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.codex_errors import codex_findings
-from shellgate.lint.evasion import evasion_findings
 from shellgate.lint.examples import EXAMPLE_CODES, example_findings
 from shellgate.lint.finding import Finding, Severity
-from shellgate.lint.hygiene import hygiene_findings
+from shellgate.lint.memo import CheckMemo
 from shellgate.lint.model import RuleCall
-from shellgate.lint.overlap import overlap_findings
-from shellgate.lint.runners import runner_findings
 from shellgate.rules.errors import RulesError
 from shellgate.rules.loader import ParsedFile, parse_text, read_rules_file
-from shellgate.rules.policy import Policy
 from shellgate.rules.rule import NetworkRule, PrefixRule
 from shellgate.rules.syntax import Call
 
@@ -62,10 +58,13 @@ def _rule_calls(parsed: ParsedFile) -> list[RuleCall]:
     ]
 
 
-def analyze(text: str, path: str, parser: ChunkedParser | None = None) -> FileAnalysis:
+def analyze(
+    text: str, path: str, parser: ChunkedParser | None = None, memo: CheckMemo | None = None
+) -> FileAnalysis:
     """Everything lint says about one file's text. Never raises for any text.
 
-    `parser` remembers a document's previous version, so an edit re-evaluates only its chunk.
+    `parser` and `memo` remember a document's previous version, so an edit re-evaluates only
+    its chunk and re-checks only the rules it touched.
     """
     try:
         parsed = parser.parse(text, path) if parser is not None else parse_text(text, path)
@@ -78,7 +77,7 @@ def analyze(text: str, path: str, parser: ChunkedParser | None = None) -> FileAn
             code="internal-error",
         )
         parsed = ParsedFile(path, (), (), {}, (), err)
-    return _analysis(text, path, parsed)
+    return _analysis(text, path, parsed, memo)
 
 
 def analyze_file(path: str) -> FileAnalysis:
@@ -91,7 +90,9 @@ def analyze_file(path: str) -> FileAnalysis:
     return analyze(text, path)
 
 
-def _analysis(text: str, path: str, parsed: ParsedFile) -> FileAnalysis:
+def _analysis(
+    text: str, path: str, parsed: ParsedFile, memo: CheckMemo | None = None
+) -> FileAnalysis:
     lines = split_lines(text)
     rule_calls = _rule_calls(parsed)
     findings: list[Finding] = []
@@ -112,11 +113,9 @@ def _analysis(text: str, path: str, parsed: ParsedFile) -> FileAnalysis:
             findings += mine.values()
         findings += codex
     if parsed.rules:
-        policy = Policy(parsed.rules, host_executables=parsed.host_executables)
-        findings += overlap_findings(rule_calls, lines)
-        findings += runner_findings(rule_calls)
-        findings += hygiene_findings(rule_calls)
-        findings += evasion_findings(rule_calls, policy, lines)
+        findings += (memo or CheckMemo()).findings(
+            rule_calls, parsed.rules, parsed.host_executables, lines
+        )
     checks = tuple(find_check_comments(text, path))
     for check in checks:
         if check.bad_expectation is not None:

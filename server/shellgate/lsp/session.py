@@ -23,6 +23,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file
 from shellgate.lint.chunked import ChunkedParser
+from shellgate.lint.memo import CheckMemo
 from shellgate.lint.workspace import LayerFile, MergedPolicy, discover_layer_files, merge_files
 
 log = logging.getLogger("shellgate.lsp")
@@ -89,7 +90,7 @@ class Session:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="shellgate-analysis")
         self._lock = threading.Lock()
         self._analyses: dict[str, tuple[int | None, str, FileAnalysis]] = {}
-        self._parsers: dict[str, ChunkedParser] = {}
+        self._parsers: dict[str, tuple[ChunkedParser, CheckMemo]] = {}
         self._merged: MergedPolicy | None = None
         self._disk: dict[str, tuple[float, int, FileAnalysis]] = {}
 
@@ -112,8 +113,8 @@ class Session:
             if cached is not None and cached[0] == version and cached[1] == text:
                 return cached[2]
         with self._lock:
-            parser = self._parsers.setdefault(uri, ChunkedParser())
-        result = analyze(text, document_path(uri), parser)
+            parser, memo = self._parsers.setdefault(uri, (ChunkedParser(), CheckMemo()))
+        result = analyze(text, document_path(uri), parser, memo)
         # What we keep lives long: collect the young garbage (cycles such as caught exceptions),
         # then take the survivors out of the cyclic collector's sight, else a full collection
         # walks every rule of a big file in the middle of an edit.
