@@ -23,7 +23,7 @@ def _alive(marker: str) -> list[str]:
     return out.split()
 
 
-def _wait_gone(marker: str, seconds: float = 3) -> list[str]:
+def _wait_gone(marker: str, seconds: float = 10) -> list[str]:
     deadline = time.monotonic() + seconds
     while (left := _alive(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
