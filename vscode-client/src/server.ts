@@ -95,7 +95,7 @@ export class Server {
       this.log.error(`the server did not start: ${String(e)}`);
       void vscode.window.showErrorMessage(
         `ShellGate: the language server did not start with ${interp.command} (from ${interp.source}). ` +
-        'It needs Python 3.11; set "shellgate.interpreter".', 'Show Logs', 'Open Settings',
+        'It needs Python 3.11, 3.12 or 3.13; set "shellgate.interpreter".', 'Show Logs', 'Open Settings',
       ).then((pick) => {
         if (pick === 'Show Logs') this.log.show();
         if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'shellgate.interpreter');
