@@ -15,6 +15,21 @@ const results = [];
 const PENDING = {
 };
 
+/** How many times the extension started the server, from its output channel's log file. */
+function serverStarts() {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'ShellGate.log') found.push(p);
+    }
+  };
+  walk(path.join(path.dirname(WS), 'ud', 'logs'));
+  return found.map((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.includes('] starting: ')).length)
+    .reduce((a, b) => a + b, 0);
+}
+
 async function waitFor(predicate, timeoutMs, what) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
@@ -208,6 +223,20 @@ async function waitFor(predicate, timeoutMs, what) {
       const written = fs.readFileSync(rulesFile, 'utf8');
       if (!written.includes(line)) throw new Error(`${rulesFile} lacks the rule: ${written}`);
       return written.trim();
+    });
+
+    await check('Restart Server: a new server answers', async () => {
+      const before = serverStarts();
+      await command(page, 'ShellGate: Restart Server');
+      await waitFor(async () => serverStarts() === before + 1, 15000, 'a new server start in the ShellGate log');
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write' }).first().waitFor({ timeout: 15000 });
+      await command(page, 'ShellGate: Explain Command…');
+      await answerInputBox(page, 'touch after-restart.txt');
+      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch after-restart.txt' });
+      await doc.first().waitFor({ timeout: 30000 });
+      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('approval untrusted')) throw new Error(`the trace does not use the new policy: ${text.slice(0, 300)}`);
+      return `server starts in the log: ${before} -> ${serverStarts()}`;
     });
 
     // Last: an open .rules file is a layer, and Codex refuses a policy with a broken file in it.
