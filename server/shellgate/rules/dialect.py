@@ -13,7 +13,7 @@ from shellgate.rules.errors import RulesError
 MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark-go's
 
 # Code that can repeat work (loops, functions) is instrumented to count steps.
-_KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda"))
+_KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda", "while"))
 _PRINT = re.compile(r"print\b")
 _LONE_CR = re.compile(r"\r(?!\n)")
 _TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
@@ -103,6 +103,20 @@ def check_identifiers(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) 
             span = lines.span(path, n)
             raise RulesError(
                 f"Parse error: invalid identifier `{name}`",
+                path=path,
+                line=span.line,
+                column=span.column,
+                code="syntax-error",
+            )
+
+
+def check_no_while(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
+    """`while` is a reserved word in starlark-rust (starlark-go with recursion takes it)."""
+    for n in all_nodes:
+        if isinstance(n, ast.While):
+            span = lines.span(path, n)
+            raise RulesError(
+                "Parse error: cannot use reserved keyword `while`",
                 path=path,
                 line=span.line,
                 column=span.column,

@@ -17,6 +17,8 @@ from shellgate.rules.syntax import Lines
 
 SITE = "__sg_site"
 TICK = "__sg_tick"
+ENTER = "__sg_enter"
+LEAVE = "__sg_leave"
 _VAR = "__sg_v"
 
 
@@ -96,16 +98,73 @@ class _Scanner:
         return line, col
 
 
+# Where several edits share a position, the order that keeps them nested: closing text of
+# inner constructs first, then a replacement, then opening text of outer constructs first.
+Order = tuple[int, int, int]
+Edit = tuple[int, int, int, str, Order]  # line, column, length replaced, new text, order
+
+
+def _end(node_start: tuple[int, int]) -> Order:
+    return (0, -node_start[0], -node_start[1])
+
+
+def _start(node_end: tuple[int, int]) -> Order:
+    return (2, -node_end[0], -node_end[1])
+
+
+_REPLACE: Order = (1, 0, 0)
+
+# Calls of these names (when the file does not rebind them) cannot reach user code, so they
+# need no call-depth tracking: Starlark's universe (but not sorted/min/max, whose `key` is a
+# callback), our builtins. Method calls are natives too.
+_NATIVE_NAMES = frozenset(
+    [
+        "None",
+        "True",
+        "False",
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "bytes",
+        "chr",
+        "dict",
+        "dir",
+        "enumerate",
+        "fail",
+        "float",
+        "getattr",
+        "hasattr",
+        "hash",
+        "int",
+        "len",
+        "list",
+        "ord",
+        "range",
+        "repr",
+        "reversed",
+        "str",
+        "tuple",
+        "type",
+        "zip",
+        "prefix_rule",
+        "host_executable",
+        "network_rule",
+    ]
+)
+
+
 def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
     scan = _Scanner(lines)
-    inserts: list[tuple[int, int, str]] = []
-    replaced: list[tuple[int, int, int, str]] = []
+    edits: list[Edit] = []
+    replaced: list[Edit] = []
     sites: list[tuple[int, int]] = []
     specs = {
         id(v.format_spec)
         for v in all_nodes
         if isinstance(v, ast.FormattedValue) and v.format_spec is not None
     }
+    bound = _bound_names(all_nodes)
     for node in all_nodes:
         if isinstance(node, ast.JoinedStr):
             if id(node) in specs:
@@ -114,22 +173,38 @@ def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
             if edit is not None:
                 replaced.append(edit)
         elif isinstance(node, ast.Call):
-            _instrument_call(node, scan, inserts, sites)
+            _instrument_call(node, scan, edits, sites, bound)
         elif isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
+            outer = scan.pos(node.lineno, node.col_offset)
             for gen in node.generators:
                 _, end = _expr_bounds(gen.iter, scan, None)
-                inserts.append((end[0], end[1], f" if {TICK}()"))
+                edits.append((end[0], end[1], 0, f" if {TICK}()", _end(outer)))
         elif isinstance(node, ast.For):
             start, end = _expr_bounds(node.iter, scan, None)
-            inserts.append((start[0], start[1], f"[{_VAR} for {_VAR} in ("))
-            inserts.append((end[0], end[1], f") if {TICK}()]"))
+            stmt_start = scan.pos(node.lineno, node.col_offset)
+            stmt_end = scan.pos(node.end_lineno or node.lineno, node.end_col_offset or 0)
+            edits.append((start[0], start[1], 0, f"[{_VAR} for {_VAR} in (", _start(stmt_end)))
+            edits.append((end[0], end[1], 0, f") if {TICK}()]", _end(stmt_start)))
     # Nothing inside an f-string is edited twice: drop edits within replaced spans.
-    for line, col, length, _ in replaced:
-        inserts = [i for i in inserts if not (i[0] == line and col < i[1] < col + length)]
-    return _apply(text, lines, [(ln, c, 0, t) for ln, c, t in inserts] + replaced, sites)
+    for line, col, length, _, _ in replaced:
+        edits = [e for e in edits if not (e[0] == line and col < e[1] < col + length)]
+    return _apply(text, lines, edits + replaced, sites)
 
 
-def _fstring(node: ast.JoinedStr, scan: _Scanner) -> tuple[int, int, int, str] | None:
+def _bound_names(all_nodes: list[ast.AST]) -> set[str]:
+    """Names the file assigns, defines or takes as parameters."""
+    names: set[str] = set()
+    for n in all_nodes:
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names.add(n.id)
+        elif isinstance(n, ast.FunctionDef):
+            names.add(n.name)
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+    return names
+
+
+def _fstring(node: ast.JoinedStr, scan: _Scanner) -> Edit | None:
     """starlark-rust has f-strings, starlark-go does not: `f"a{x}"` -> `"a{}".format(x)`.
     Only single-line ones; a multi-line f-string stays a syntax error."""
     if node.end_lineno != node.lineno:
@@ -153,9 +228,9 @@ def _fstring(node: ast.JoinedStr, scan: _Scanner) -> tuple[int, int, int, str] |
             return None
     if not values:  # no placeholders: the plain string, braces unescaped
         plain = "".join(str(p.value) for p in node.values if isinstance(p, ast.Constant))
-        return line, start, end - start, _string_literal(plain)
+        return line, start, end - start, _string_literal(plain), _REPLACE
     call = f"{_string_literal(''.join(template))}.format({', '.join(values)})"
-    return line, start, end - start, f"({call})"
+    return line, start, end - start, f"({call})", _REPLACE
 
 
 def _string_literal(value: str) -> str:
@@ -203,32 +278,44 @@ def _expr_bounds(
 def _instrument_call(
     node: ast.Call,
     scan: _Scanner,
-    inserts: list[tuple[int, int, str]],
+    edits: list[Edit],
     sites: list[tuple[int, int]],
+    bound: set[str],
 ) -> None:
+    """Mark the call's site (last argument); if it may run user code, count its depth: the
+    marker enters (after the arguments are evaluated) and `(call, __sg_leave())[0]` leaves."""
+    call_start = scan.pos(node.lineno, node.col_offset)
+    call_end = scan.pos(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    func = node.func
+    tracked = not isinstance(func, ast.Attribute) and not (
+        isinstance(func, ast.Name) and func.id in _NATIVE_NAMES and func.id not in bound
+    )
     if any(kw.arg is None for kw in node.keywords):
-        return  # already has **kwargs: a second one is not allowed; this call goes unmarked
-    func_end = scan.pos(node.func.end_lineno or node.func.lineno, node.func.end_col_offset or 0)
-    lp_line, lp_col = func_end
-    lp_line, lp_col = _find_char(scan, lp_line, lp_col, "(")
+        # A second **kwargs is not allowed: no site marker; enter before the arguments.
+        if tracked:
+            edits.append((*call_start, 0, f"({ENTER}(), ", _start(call_end)))
+            edits.append((*call_end, 0, f", {LEAVE}())[1]", _end(call_start)))
+        return
+    if tracked:
+        edits.append((*call_start, 0, "(", _start(call_end)))
+        edits.append((*call_end, 0, f", {LEAVE}())[0]", _end(call_start)))
+    func_end = scan.pos(func.end_lineno or func.lineno, func.end_col_offset or 0)
+    lp_line, lp_col = _find_char(scan, func_end[0], func_end[1], "(")
     site = len(sites)
     sites.append((lp_line, lp_col + 1))
-    marker = f"**{SITE}({site})"
+    marker = f"**{SITE}({site}, True)" if tracked else f"**{SITE}({site})"
+    order = _end(call_start)  # after the closing text of calls inside the arguments
     args: list[ast.expr] = [*node.args, *(kw.value for kw in node.keywords)]
     if not args:
-        inserts.append((lp_line, lp_col + 1, marker))
+        edits.append((lp_line, lp_col + 1, 0, marker, order))
         return
     last = max(args, key=lambda a: (a.lineno, a.col_offset))
-    if isinstance(last, ast.Starred):
-        last_expr: ast.expr = last
-    else:
-        last_expr = last
-    _, end = _expr_bounds(last_expr, scan, (lp_line, lp_col))
+    _, end = _expr_bounds(last, scan, (lp_line, lp_col))
     nl, nc = scan.skip_forward(*end)
     if scan.lines.char_at(nl, nc) == ",":
-        inserts.append((nl, nc + 1, " " + marker))
+        edits.append((nl, nc + 1, 0, " " + marker, order))
     else:
-        inserts.append((end[0], end[1], ", " + marker))
+        edits.append((end[0], end[1], 0, ", " + marker, order))
 
 
 def _find_char(scan: _Scanner, line: int, col: int, ch: str) -> tuple[int, int]:
@@ -240,30 +327,25 @@ def _find_char(scan: _Scanner, line: int, col: int, ch: str) -> tuple[int, int]:
         col += 1
 
 
-def _apply(
-    text: str,
-    lines: Lines,
-    edits: list[tuple[int, int, int, str]],
-    sites: list[tuple[int, int]],
-) -> Rewritten:
-    """Apply (line, column, length replaced, new text) edits; lines never change."""
-    by_line: dict[int, list[tuple[int, int, str]]] = {}
-    for line, col, length, new in edits:
-        by_line.setdefault(line, []).append((col, length, new))
+def _apply(text: str, lines: Lines, edits: list[Edit], sites: list[tuple[int, int]]) -> Rewritten:
+    """Apply the edits; lines never change."""
+    by_line: dict[int, list[tuple[int, Order, int, str]]] = {}
+    for line, col, length, new, order in edits:
+        by_line.setdefault(line, []).append((col, order, length, new))
     columns = ColumnMap()
     out = list(lines.lines)
     for line, items in by_line.items():
         if not 1 <= line <= len(out):
             continue
-        items.sort(key=lambda t: (t[0], t[1]))  # an insertion before a replacement there
+        items.sort(key=lambda t: (t[0], t[1]))
         s = out[line - 1]
         parts: list[str] = []
         prev = 0
-        for col, length, new in items:
+        for col, _, length, new in items:
             parts.append(s[prev:col])
             parts.append(new)
             prev = col + length
         parts.append(s[prev:])
         out[line - 1] = "".join(parts)
-        columns.inserts[line] = [(col, length, len(new)) for col, length, new in items]
+        columns.inserts[line] = [(col, length, len(new)) for col, _, length, new in items]
     return Rewritten("\n".join(out), columns, sites)

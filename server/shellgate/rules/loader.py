@@ -178,6 +178,7 @@ def _evaluate_unpaused(
             )
         all_nodes = syntax.nodes(tree)
         dialect.check_print(all_nodes, lines, path)
+        dialect.check_no_while(all_nodes, lines, path)
         if not text.isascii():
             dialect.check_identifiers(all_nodes, lines, path)
         calls = syntax.collect_calls(all_nodes, lines, path)
@@ -239,6 +240,19 @@ def _locate(
         line, column = user_frames[-1]
     if columns is not None and line:
         column = columns.original(line, column)
+    limit = isinstance(raised, (interpreter.CallStackOverflow, interpreter.StepLimit))
+    if limit and 0 <= run.raised_site < len(site_lparens):
+        hit = next((c for c in calls if c.lparen == site_lparens[run.raised_site]), None)
+        if hit is not None:  # on the call being made, as Codex shows it
+            line, column = hit.span.line, hit.span.column
+    if isinstance(raised, interpreter.CallStackOverflow):
+        return RulesError(
+            "Starlark call stack overflow",
+            path=path,
+            line=line,
+            column=column,
+            code="call-stack-overflow",
+        )
     if isinstance(raised, interpreter.StepLimit):
         return RulesError(
             f"evaluation exceeded ShellGate's limit of {interpreter.MAX_STEPS} steps "
