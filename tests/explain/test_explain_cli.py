@@ -118,6 +118,7 @@ def test_broken_rules_exit_1_with_file_line_column(home: Path, tmp_path: Path) -
         ["--approval-policy", '{"granular": {}}', "--", "ls"],
         ["--sandbox", "none", "--", "ls"],
         ["--sandbox-permissions", "with_additional_permissions", "--", "ls"],
+        ["ls", "-la"],
     ],
 )
 def test_usage_errors_exit_2(home: Path, args: list[str]) -> None:

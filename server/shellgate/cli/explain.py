@@ -62,7 +62,9 @@ def _parser() -> argparse.ArgumentParser:
         choices=["use_default", "require_escalated"],
         help="what the call asks of the sandbox (default: use_default)",
     )  # fmt: skip
-    p.add_argument("--justification", help="the model's reason for an escalated call")
+    p.add_argument(
+        "--justification", metavar="TEXT", help="the model's reason for an escalated call"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (rules-schema/explain)")
     p.add_argument("--shell", metavar="SCRIPT", help="explain `bash -lc SCRIPT`")
     return p
@@ -76,9 +78,17 @@ def main(argv: list[str]) -> int:
         options, command = argv, []
     parser = _parser()
     try:
-        args = parser.parse_args(options)
+        args, extra = parser.parse_known_args(options)
     except SystemExit as exc:  # argparse already printed usage and the error
         return 0 if exc.code == 0 else 2
+    if extra:
+        parser.print_usage(sys.stderr)
+        print(
+            f"shellgate explain: error: unexpected {' '.join(extra)!r}: "
+            "put the command after `--` (e.g. `shellgate explain -- git push`)",
+            file=sys.stderr,
+        )
+        return 2
     if (args.shell is None) == (not command):
         parser.print_usage(sys.stderr)
         print(
