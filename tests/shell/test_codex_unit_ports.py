@@ -35,7 +35,6 @@ ROWS: list[dict[str, Any]] = [
 ]
 
 
-
 def _commands_for_exec_policy(argv: list[str]) -> dict[str, Any]:
     # Spec C.2 off Windows: the plain commands when there are some, else the whole argv.
     commands = parse_shell_lc_plain_commands(argv)
