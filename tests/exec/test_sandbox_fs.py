@@ -130,3 +130,34 @@ def test_git_worktree_gitdir_is_protected(probe: SandboxProbe, workspace: Path) 
     assert r.exit_code != 0
     assert r.classification.outcome is Outcome.FS_DENIED
     assert git(workspace, "log", "--all", "--format=%H") == before
+
+
+def test_a_placeholder_outlives_a_concurrent_sandbox(probe: SandboxProbe, tmp_path: Path) -> None:
+    """B ends while A, started after B's placeholder existed, still runs: B's cleanup must not
+    remove the placeholder (that would detach A's mount and let A create `.codex` on the host).
+    """
+    import asyncio
+
+    from shellgate.exec.runner import run_attempt
+    from shellgate.exec.sandbox import build_spec
+
+    ws = tmp_path / "shared"
+    ws.mkdir()
+
+    def spec() -> object:
+        return build_spec(FsAccess.WORKSPACE_WRITE, str(ws))
+
+    async def go() -> str:
+        b = asyncio.ensure_future(run_attempt(["sleep", "0.6"], cwd=str(ws), spec=spec(),
+                                              probe=probe))  # type: ignore[arg-type]  # fmt: skip
+        await asyncio.sleep(0.3)  # B's placeholders exist now
+        a = asyncio.ensure_future(run_attempt(
+            ["sh", "-c", "sleep 1.5; mkdir -p .codex/evil 2>&1; echo > .codex/x; true"],
+            cwd=str(ws), spec=spec(), probe=probe, timeout=30))  # type: ignore[arg-type]  # fmt: skip
+        await b  # B ends and cleans up while A sleeps
+        done = await a
+        return done.stdout + done.stderr
+
+    out = asyncio.run(go())
+    assert out.count("Read-only file system") == 2, out
+    assert sorted(os.listdir(ws)) == []  # removed once the last user ended, never written

@@ -55,41 +55,85 @@ def _locked(markers: str) -> Iterator[None]:
         os.close(fd)
 
 
-@contextlib.contextmanager
-def placeholders_in_use(protected: Sequence[Protected]) -> Iterator[None]:
-    """Register this sandbox as a user of its placeholders; on exit remove the unused empty ones."""
-    missing = [p.path for p in protected if p.kind == "missing"]
-    if not missing:
-        yield
-        return
+def _marker_dir(markers: str, path: str) -> str:
+    return os.path.join(markers, hashlib.sha256(path.encode()).hexdigest()[:24])
+
+
+_CREATED = "created"  # in a marker dir: the placeholder is ours to remove, not the user's
+
+
+def _empty_dir(path: str) -> bool:
+    try:
+        return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
+    except OSError:
+        return False
+
+
+def acquire(protected: Sequence[Protected]) -> tuple[tuple[str, ...], tuple[Protected, ...]]:
+    """Register a sandbox about to start; returns (token, protected paths as they are now).
+
+    Under the lock no cleanup runs, so the kinds re-read here stay true until bwrap has
+    mounted them: every path that is missing or an empty directory (maybe another sandbox's
+    placeholder) gets our marker, and no cleanup removes it while we live.
+    """
     markers = os.path.join(runtime_dir(), "mountpoints")
     me = f"{os.getpid()}-{next(_counter)}"
+    now: list[Protected] = []
+    held: list[str] = []
     with _locked(markers):
-        for path in missing:
-            d = os.path.join(markers, hashlib.sha256(path.encode()).hexdigest()[:24])
+        for p in protected:
+            exists = os.path.lexists(p.path)
+            if exists and not _empty_dir(p.path):
+                now.append(Protected(p.path, "exists"))
+                continue
+            d = _marker_dir(markers, p.path)
             os.makedirs(d, exist_ok=True)
             with open(os.path.join(d, me), "w", encoding="utf-8") as f:
-                f.write(path)
-    try:
-        yield
-    finally:
-        with _locked(markers):
-            for path in missing:
-                d = os.path.join(markers, hashlib.sha256(path.encode()).hexdigest()[:24])
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(d, me))
-                users = (
-                    [m for m in os.listdir(d) if _pid_alive(int(m.split("-", 1)[0]))]
-                    if os.path.isdir(d)
-                    else []
-                )
-                if users:
-                    continue
+                f.write(p.path)
+            if not exists:
+                with open(os.path.join(d, _CREATED), "w", encoding="utf-8") as f:
+                    f.write(p.path)
+            held.append(p.path)
+            now.append(Protected(p.path, "exists" if exists else "missing"))
+    return (me, *held), tuple(now)
+
+
+def release(token: tuple[str, ...]) -> None:
+    """The sandbox ended: remove the placeholders we created that no live sandbox uses, if
+    still empty. Slow-ish (an rmdir right after the mount namespace died costs about a
+    millisecond), so the runner calls it off the event loop, after the result is known.
+    """
+    if len(token) < 2:
+        return
+    me, *held = token
+    markers = os.path.join(runtime_dir(), "mountpoints")
+    with _locked(markers):
+        for path in held:
+            d = _marker_dir(markers, path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(d, me))
+            try:
+                others = [m for m in os.listdir(d) if m != _CREATED]
+            except FileNotFoundError:
+                continue
+            if any(_pid_alive(int(m.split("-", 1)[0])) for m in others):
+                continue
+            for stale in others:  # markers of dead processes
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(d, stale))
+            if os.path.exists(os.path.join(d, _CREATED)):
                 _remove_if_empty(path)
                 with contextlib.suppress(OSError):
-                    for stale in os.listdir(d):
-                        os.unlink(os.path.join(d, stale))
-                    os.rmdir(d)
+                    os.unlink(os.path.join(d, _CREATED))
+
+
+@contextlib.contextmanager
+def placeholders_in_use(protected: Sequence[Protected]) -> Iterator[tuple[Protected, ...]]:
+    token, now = acquire(protected)
+    try:
+        yield now
+    finally:
+        release(token)
 
 
 def _remove_if_empty(path: str) -> None:

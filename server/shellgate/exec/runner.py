@@ -13,12 +13,11 @@ import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from shellgate.exec import seccomp
+from shellgate.exec import placeholders, seccomp
 from shellgate.exec.denial import Classification, classify
 from shellgate.exec.network import NetworkProxy, bridge_command, proxy_env
-from shellgate.exec.placeholders import placeholders_in_use
 from shellgate.exec.probe import SandboxProbe
 from shellgate.exec.process import kill_tree
 from shellgate.exec.sandbox import NetworkAccess, SandboxSpec, bwrap_argv
@@ -73,6 +72,18 @@ def _drain_status(fd: int) -> list[dict[str, object]]:
     return records
 
 
+_cleanups: set[asyncio.Future[None]] = set()
+
+
+def _release_later(token: tuple[str, ...]) -> None:
+    """Placeholder cleanup off the event loop: the caller has its result already."""
+    if len(token) < 2:
+        return
+    fut = asyncio.get_running_loop().run_in_executor(None, placeholders.release, token)
+    _cleanups.add(fut)
+    fut.add_done_callback(_cleanups.discard)
+
+
 async def run_attempt(
     command: Sequence[str],
     *,
@@ -102,9 +113,15 @@ async def run_attempt(
             tag, sock = await stack.enter_async_context(proxy.listener())
             cmd = bridge_command(sock, cmd)
             full_env.update(proxy_env())
-        stack.enter_context(placeholders_in_use(spec.protected))
+        # The protected paths as they are now, held so that no cleanup removes them under us.
+        token, protected = placeholders.acquire(spec.protected)
+        stack.callback(_release_later, token)
+        spec = replace(spec, protected=protected)
         sc_r, sc_w = os.pipe()
         st_r, st_w = os.pipe()
+        # Each fd is closed exactly once: a second close could hit a concurrent attempt's fd
+        # that reused the number.
+        owned = {sc_r, st_r, st_w}
         try:
             os.write(sc_w, seccomp.bpf_bytes(spec.socket_filter))
             os.close(sc_w)
@@ -112,10 +129,11 @@ async def run_attempt(
                 probe.bwrap, spec, cmd, status_fd=st_w, seccomp_fd=sc_r, use_proc=probe.use_proc
             )
             return await _spawn(
-                argv, spec.cwd, full_env, (st_w, sc_r), st_r, timeout, stdin, start, proxy, tag
-            )
+                argv, spec.cwd, full_env, (st_w, sc_r), st_r, timeout, stdin, start, proxy, tag,
+                owned,
+            )  # fmt: skip
         finally:
-            for fd in (sc_r, st_r, st_w):
+            for fd in owned:
                 with contextlib.suppress(OSError):
                     os.close(fd)
 
@@ -131,6 +149,7 @@ async def _spawn(
     start: float,
     proxy: NetworkProxy | None,
     tag: str | None,
+    owned: set[int] | None = None,
 ) -> AttemptResult:
     sandboxed = status_fd is not None
     try:
@@ -156,8 +175,9 @@ async def _spawn(
             classify(exit_code=127, output=msg, sandboxed=False, saw_exit_record=True),
         )
     for fd in pass_fds:  # the child has them now; our copies would keep the status pipe open
-        with contextlib.suppress(OSError):
-            os.close(fd)
+        os.close(fd)
+        if owned is not None:
+            owned.discard(fd)
     if proc.stdin is not None and stdin is not None:
         with contextlib.suppress(ConnectionError):
             proc.stdin.write(stdin)
