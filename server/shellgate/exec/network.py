@@ -124,14 +124,16 @@ class NetworkProxy:
         self.socket_dir = socket_dir
         self.log_path = log_path
         self.events: list[NetworkEvent] = []
+        self._once: dict[str, frozenset[str]] = {}
 
     def events_for(self, tag: str) -> list[NetworkEvent]:
         return [e for e in self.events if e.tag == tag]
 
     @contextlib.asynccontextmanager
-    async def listener(self) -> AsyncIterator[tuple[str, str]]:
-        """Yield (tag, socket path) for one attempt."""
+    async def listener(self, once: Iterable[str] = ()) -> AsyncIterator[tuple[str, str]]:
+        """Yield (tag, socket path) for one attempt; `once`: hosts allowed for it alone."""
         tag = secrets.token_hex(6)
+        self._once[tag] = frozenset(h.lower() for h in once)
         path = os.path.join(self.socket_dir, f"p-{tag}.sock")
         server = await asyncio.start_unix_server(lambda r, w: self._serve(tag, r, w), path=path)
         os.chmod(path, 0o666)  # the sandbox's user is mapped, but keep it reachable either way
@@ -143,6 +145,7 @@ class NetworkProxy:
                 await asyncio.wait_for(server.wait_closed(), 1)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+            self._once.pop(tag, None)
 
     def _record(self, event: NetworkEvent) -> None:
         self.events.append(event)
@@ -185,6 +188,9 @@ class NetworkProxy:
             host, port = _split_host_port(authority, 80)
             path_line = f"{method} /{path} {version}"
         allowed, reason = self.rules.decide(host)
+        if not allowed and reason == "blocked-by-allowlist" and host.lower() in self._once.get(
+                tag, ()):  # fmt: skip
+            allowed, reason = True, "approved-once"
         upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         if allowed:
             try:

@@ -421,22 +421,17 @@ class Orchestrator:
         except SandboxSetupError as e:
             return ExecResult(Status.SANDBOX_ERROR, reason=str(e))
         proxy = self._proxy_for() if network is NetworkAccess.PROXY else None
-        once = [h for h in grant.hosts if h not in self.host_rules.allow]
-        if proxy is not None:
-            self.host_rules.allow.update(once)
-        try:
-            return await run_attempt(
-                command,
-                cwd=cwd,
-                env=req.env,
-                spec=spec,
-                probe=probe,
-                proxy=proxy,
-                timeout=timeout,
-                stdin=req.stdin,
-            )
-        finally:
-            self.host_rules.allow.difference_update(once)
+        return await run_attempt(
+            command,
+            cwd=cwd,
+            env=req.env,
+            spec=spec,
+            probe=probe,
+            proxy=proxy,
+            once_hosts=grant.hosts,  # for this attempt only, not for concurrent ones
+            timeout=timeout,
+            stdin=req.stdin,
+        )
 
     async def approve_patch(self, paths: Sequence[str], cwd: str) -> PatchDecision:
         """May an edit touching `paths` be applied, and in the sandbox or not (C.10)?"""

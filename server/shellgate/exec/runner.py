@@ -92,6 +92,7 @@ async def run_attempt(
     spec: SandboxSpec | None,
     probe: SandboxProbe | None = None,
     proxy: NetworkProxy | None = None,
+    once_hosts: Sequence[str] = (),
     timeout: float | None = None,
     stdin: bytes | None = None,
 ) -> AttemptResult:
@@ -110,7 +111,7 @@ async def run_attempt(
         if spec.network is NetworkAccess.PROXY:
             if proxy is None:
                 raise RuntimeError("run_attempt: network by host needs the proxy")
-            tag, sock = await stack.enter_async_context(proxy.listener())
+            tag, sock = await stack.enter_async_context(proxy.listener(once_hosts))
             cmd = bridge_command(sock, cmd)
             full_env.update(proxy_env())
         # The protected paths as they are now, held so that no cleanup removes them under us.
