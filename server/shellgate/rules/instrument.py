@@ -169,9 +169,7 @@ def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
         if isinstance(node, ast.JoinedStr):
             if id(node) in specs:
                 continue  # a format spec, part of its f-string
-            edit = _fstring(node, scan)
-            if edit is not None:
-                replaced.append(edit)
+            replaced.extend(_fstring(node, scan))
         elif isinstance(node, ast.Call):
             _instrument_call(node, scan, edits, sites, bound)
         elif isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
@@ -204,11 +202,81 @@ def _bound_names(all_nodes: list[ast.AST]) -> set[str]:
     return names
 
 
-def _fstring(node: ast.JoinedStr, scan: _Scanner) -> Edit | None:
-    """starlark-rust has f-strings, starlark-go does not: `f"a{x}"` -> `"a{}".format(x)`.
-    Only single-line ones; a multi-line f-string stays a syntax error."""
+def _fstring(node: ast.JoinedStr, scan: _Scanner) -> list[Edit]:
+    """starlark-rust has f-strings, starlark-go does not: `f"a{x}"` -> `"a{}".format(x)`."""
     if node.end_lineno != node.lineno:
-        return None
+        return _multiline_fstring(node, scan)
+    edit = _single_line_fstring(node, scan)
+    return [edit] if edit is not None else []
+
+
+def _multiline_fstring(node: ast.JoinedStr, scan: _Scanner) -> list[Edit]:
+    """A triple-quoted f-string over several lines, rewritten from its source text so that its
+    line breaks stay where they are: each `{field}` becomes `{}` (or `{!r}`/`{!s}`) and the
+    expressions move to a `.format(...)` call; `{{`, `}}` and escapes mean the same there."""
+    values = [v for v in node.values if isinstance(v, ast.FormattedValue)]
+    if any(v.format_spec is not None for v in values):
+        return []
+    first, start = scan.pos(node.lineno, node.col_offset)
+    last, end = scan.pos(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    text = scan.lines.lines
+    if last > len(text):
+        return []
+    src = "\n".join([text[first - 1][start:], *text[first : last - 1], text[last - 1][:end]])
+    quote = src[1:4]
+    if src[0] != "f" or quote not in ('"""', "'''") or not src.endswith(quote) or len(src) < 7:
+        return []
+    body = src[4:-3]
+    out: list[str] = []
+    fields = 0
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" or body.startswith(("{{", "}}"), i):
+            out.append(body[i : i + 2])
+            i += 2
+            continue
+        if c != "{":
+            out.append(c)
+            i += 1
+            continue
+        j, depth, inner_quote = i + 1, 0, ""
+        while j < len(body):
+            ch = body[j]
+            if inner_quote:
+                inner_quote = "" if ch == inner_quote else inner_quote
+            elif ch in "'\"":
+                inner_quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0 and ch == "}":
+                    break
+                depth -= 1
+            j += 1
+        if j >= len(body) or "\n" in body[i:j] or fields >= len(values):
+            return []
+        conversion = {-1: "", 114: "!r", 115: "!s"}.get(values[fields].conversion)
+        if conversion is None:
+            return []
+        out.append("{" + conversion + "}")
+        fields += 1
+        i = j + 1
+    if fields != len(values):
+        return []
+    args = ", ".join(ast.unparse(v.value) for v in values)
+    new = f"({quote}{''.join(out)}{quote}.format({args}))".split("\n")
+    old = src.split("\n")
+    if len(new) != len(old):
+        return []
+    edits: list[Edit] = []
+    for k, (old_part, new_part) in enumerate(zip(old, new, strict=True)):
+        col = start if k == 0 else 0
+        edits.append((first + k, col, len(old_part), new_part, _REPLACE))
+    return edits
+
+
+def _single_line_fstring(node: ast.JoinedStr, scan: _Scanner) -> Edit | None:
     line, start = scan.pos(node.lineno, node.col_offset)
     _, end = scan.pos(node.lineno, node.end_col_offset or 0)
     if scan.lines.char_at(line, start) != "f" or scan.lines.char_at(line, start + 1) not in "'\"":
