@@ -64,22 +64,13 @@ def explain(
     plain = parse_shell_lc_plain_commands(argv)
     commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)
 
-    dangers: dict[tuple[str, ...], Danger | None] = {}
-
-    def danger_of(cmd: Sequence[str]) -> Danger | None:
-        key = tuple(cmd)
-        if key not in dangers:
-            kind = dangerous_command_match(list(cmd))
-            dangers[key] = (
-                None if kind is None else Danger.FORCED_RM if kind is DangerKind.FORCED_RM
-                else Danger.OTHER
-            )  # fmt: skip
-        return dangers[key]
+    danger_names = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
 
     verdicts: dict[tuple[str, ...], Heuristic] = {}
 
     def fallback(cmd: Sequence[str]) -> Decision:
-        danger = danger_of(cmd)
+        kind = dangerous_command_match(list(cmd))
+        danger = None if kind is None else danger_names[kind]
         verdict = unmatched_verdict(
             context.approval_policy,
             context.fs_kind,
