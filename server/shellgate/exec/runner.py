@@ -11,9 +11,11 @@ import asyncio
 import contextlib
 import json
 import os
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import IO
 
 from shellgate.exec import placeholders, seccomp
 from shellgate.exec.denial import Classification, classify
@@ -37,16 +39,60 @@ class AttemptResult:
     blocked_hosts: tuple[str, ...] = ()
 
 
-async def _read_all(stream: asyncio.StreamReader | None) -> bytes:
-    if stream is None:
-        return b""
+async def _exited(pid: int) -> None:
+    """Wait for the process to exit (its pidfd turns readable), without reaping it."""
+    loop = asyncio.get_running_loop()
+    pidfd = os.pidfd_open(pid)
+    try:
+        ready: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(pidfd, _wake, ready)
+        try:
+            await ready
+        finally:
+            loop.remove_reader(pidfd)
+    finally:
+        os.close(pidfd)
+
+
+async def _read_fd(stream: IO[bytes]) -> bytes:
+    """Everything until EOF, at most MAX_OUTPUT kept; closes the stream."""
+    loop = asyncio.get_running_loop()
+    fd = stream.fileno()
+    os.set_blocking(fd, False)
     buf = bytearray()
-    while chunk := await stream.read(65536):
-        if len(buf) < MAX_OUTPUT:
-            buf += chunk[: MAX_OUTPUT - len(buf)]
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                ready: asyncio.Future[None] = loop.create_future()
+                loop.add_reader(fd, _wake, ready)
+                try:
+                    await ready
+                finally:
+                    loop.remove_reader(fd)
+                continue
+            if not chunk:
+                break
+            if len(buf) < MAX_OUTPUT:
+                buf += chunk[: MAX_OUTPUT - len(buf)]
+    finally:
+        stream.close()
     if len(buf) >= MAX_OUTPUT:
         buf += b"\n[output truncated]\n"
     return bytes(buf)
+
+
+def _wake(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        pipe.write(data)
+    with contextlib.suppress(OSError):
+        pipe.close()
 
 
 def _drain_status(fd: int) -> list[dict[str, object]]:
@@ -154,15 +200,17 @@ async def _spawn(
 ) -> AttemptResult:
     sandboxed = status_fd is not None
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
+        # Popen + a pidfd on the event loop: asyncio's default child watcher (a thread per
+        # child on 3.11) adds milliseconds to every command.
+        proc = subprocess.Popen(
+            argv,
             cwd=cwd,
             env=env,
             pass_fds=pass_fds,
             start_new_session=True,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
     except OSError as e:  # missing program, bad cwd: the command failed, nothing was denied
         msg = f"shellgate: cannot run {argv[0]}: {e.strerror or e}\n"
@@ -179,27 +227,27 @@ async def _spawn(
         os.close(fd)
         if owned is not None:
             owned.discard(fd)
-    if proc.stdin is not None and stdin is not None:
-        with contextlib.suppress(ConnectionError):
-            proc.stdin.write(stdin)
-            await proc.stdin.drain()
-        proc.stdin.close()
-    out_task = asyncio.ensure_future(_read_all(proc.stdout))
-    err_task = asyncio.ensure_future(_read_all(proc.stderr))
+    assert proc.stdout is not None and proc.stderr is not None
+    loop = asyncio.get_running_loop()
+    if proc.stdin is not None:
+        feeding = loop.run_in_executor(None, _feed, proc.stdin, stdin or b"")
+    out_task = asyncio.ensure_future(_read_fd(proc.stdout))
+    err_task = asyncio.ensure_future(_read_fd(proc.stderr))
     timed_out = False
     try:
-        await asyncio.wait_for(proc.wait(), timeout)
+        await asyncio.wait_for(_exited(proc.pid), timeout)
     except TimeoutError:
         timed_out = True
         kill_tree(proc.pid)
-        await proc.wait()
     except asyncio.CancelledError:
         kill_tree(proc.pid)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
+        proc.wait()  # SIGKILLed: immediate
         out_task.cancel()
         err_task.cancel()
         raise
+    proc.wait()  # reap; it has exited (or was SIGKILLed just now)
+    if proc.stdin is not None:
+        await feeding
     # A daemon that escaped an unsandboxed run may hold the pipes: don't wait for it forever.
     done, pending = await asyncio.wait({out_task, err_task}, timeout=2)
     for t in pending:
