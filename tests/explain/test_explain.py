@@ -153,3 +153,29 @@ def test_one_shot_question(policy: Policy) -> None:
 def test_an_empty_argv_is_refused_clearly() -> None:
     with pytest.raises(ValueError, match="empty"):
         explain([], policy=Policy())
+
+
+def test_hidden_command_warning_says_what_a_rule_would_say(policy: Policy) -> None:
+    ex = explain(["timeout", "5", "rm", "-rf", "x"], policy=policy)
+    (hidden,) = [w for w in ex.warnings if w.code == "hidden-wrapper"]
+    assert "on its own a rule would make it forbidden: `rm`" in hidden.message
+    assert "team.rules:8" in hidden.message
+
+
+def test_a_path_spelling_the_rules_do_not_see_is_named(tmp_path: Path) -> None:
+    rules = tmp_path / "r.rules"
+    rules.write_text(
+        'host_executable(name="git", paths=["/usr/bin/git"])\n'
+        'prefix_rule(pattern=["git", "push"], decision="forbidden")\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "home").mkdir()
+    policy = load_layers(discover_layers(codex_home=tmp_path / "home", extra_rules=[str(rules)]))
+    blocked = explain(["/usr/bin/git", "push"], policy=policy)
+    assert isinstance(blocked.requirement, Forbidden)
+    assert not [w for w in blocked.warnings if w.code == "path-spelling"]
+    ex = explain(["/tmp/evil/git", "push"], policy=policy)
+    assert ex.decision is Decision.ALLOW  # Codex: an unregistered path matches no rule
+    (warning,) = [w for w in ex.warnings if w.code == "path-spelling"]
+    assert "`/tmp/evil/git` is not `git`" in warning.message
+    assert warning.inner_command == ("git", "push")

@@ -7,6 +7,7 @@ warnings it adds are beyond Codex and never change a decision.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shellgate.approval.context import ExecContext, FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride, sandbox_override_for_first_attempt
@@ -124,13 +125,7 @@ def explain(
         warnings=(),
         rules_files=tuple(rules_files),
     )
-    return _with_warnings(explanation)
-
-
-def _with_warnings(explanation: Explanation) -> Explanation:
-    from dataclasses import replace
-
-    return replace(explanation, warnings=collect_warnings(explanation))
+    return replace(explanation, warnings=collect_warnings(explanation, policy))
 
 
 def _hit(m: PrefixRuleMatch) -> RuleHit:

@@ -7,15 +7,21 @@ commands hidden from the rules inside a form Codex does not look into, and "allo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from shellgate.approval.context import FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import NeedsApproval, Skip
 from shellgate.explain.model import Explanation, Parse, Warning
+from shellgate.rules.decision import Decision
+from shellgate.rules.policy import Policy, PrefixRuleMatch
 
 
-def collect_warnings(ex: Explanation) -> tuple[Warning, ...]:
+def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[Warning, ...]:
     out: list[Warning] = []
-    out.extend(_hidden(ex))
+    out.extend(_hidden(ex, policy))
+    if policy is not None:
+        out.extend(_path_spelling(ex, policy))
     out.extend(_unsandboxed(ex))
     out.extend(_known_safe_asked(ex))
     return tuple(out)
@@ -28,7 +34,50 @@ def _q(words: tuple[str, ...] | list[str]) -> str:
     return joined
 
 
-def _hidden(ex: Explanation) -> list[Warning]:
+def _stricter_rule(
+    policy: Policy | None, cmd: Sequence[str], than: Decision
+) -> PrefixRuleMatch | None:
+    """The strictest rule that would match `cmd` on its own, if stricter than `than`."""
+    if policy is None or not cmd:
+        return None
+    best: PrefixRuleMatch | None = None
+    for m in policy.matches_for(cmd, resolve_host_executables=True):
+        if m.decision.rank > than.rank and (best is None or m.decision.rank > best.decision.rank):
+            best = m
+    return best
+
+
+def _would(m: PrefixRuleMatch | None) -> str:
+    if m is None:
+        return ""
+    span = m.rule.span
+    where = f" ({span.path}:{span.line})" if span else ""
+    return f"; on its own a rule would make it {m.decision.value}: `{_q(m.matched_prefix)}`{where}"
+
+
+def _path_spelling(ex: Explanation, policy: Policy) -> list[Warning]:
+    """`/tmp/git push` is not `git push` to Codex's rules (spec peers P2, openai/codex#37079)."""
+    out: list[Warning] = []
+    for i, seg in enumerate(ex.segments):
+        program = seg.command[0] if seg.command else ""
+        name = program.rsplit("/", 1)[-1]
+        if "/" not in program or not name or seg.rules:
+            continue
+        m = _stricter_rule(policy, (name, *seg.command[1:]), seg.decision)
+        if m is not None:
+            out.append(
+                Warning(
+                    "path-spelling",
+                    f"`{program}` is not `{name}` to Codex's rules (no host_executable lets it "
+                    f"through){_would(m)}",
+                    i,
+                    (name, *seg.command[1:]),
+                )
+            )
+    return out
+
+
+def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
     from shellgate.shell.wrappers import Concealment, hidden_commands
 
     out: list[Warning] = []
@@ -62,6 +111,7 @@ def _hidden(ex: Explanation) -> list[Warning]:
                 Concealment.HEREDOC: f"{inner} reads a here-document (`{h.via}{h.detail}`); "
                 "its contents are not checked",
             }[h.concealment]
+            text += _would(_stricter_rule(policy, h.command, seg.decision))
             out.append(Warning(f"hidden-{h.concealment.value}", text, i, h.command or None))
     return out
 
