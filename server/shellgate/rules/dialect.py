@@ -110,6 +110,29 @@ def check_identifiers(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) 
             )
 
 
+def check_percent_mapping(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
+    """starlark-rust's `%` has no `%(name)s` (starlark-go's does). Only a literal format string
+    is caught; one built at run time slips through."""
+    for n in all_nodes:
+        if (
+            isinstance(n, ast.BinOp)
+            and isinstance(n.op, ast.Mod)
+            and isinstance(n.left, ast.Constant)
+            and isinstance(n.left.value, str)
+            and "%(" in n.left.value.replace("%%", "")
+        ):
+            span = lines.span(path, n)
+            raise RulesError(
+                "Unsupported format character: '('",
+                path=path,
+                line=span.line,
+                column=span.column,
+                end_line=span.end_line,
+                end_column=span.end_column,
+                code="eval-error",
+            )
+
+
 def check_no_while(all_nodes: list[ast.AST], lines: syntax.Lines, path: str) -> None:
     """`while` is a reserved word in starlark-rust (starlark-go with recursion takes it)."""
     for n in all_nodes:

@@ -179,6 +179,8 @@ def _evaluate_unpaused(
         all_nodes = syntax.nodes(tree)
         dialect.check_print(all_nodes, lines, path)
         dialect.check_no_while(all_nodes, lines, path)
+        if "%(" in text:
+            dialect.check_percent_mapping(all_nodes, lines, path)
         if not text.isascii():
             dialect.check_identifiers(all_nodes, lines, path)
         calls = syntax.collect_calls(all_nodes, lines, path)
@@ -187,11 +189,13 @@ def _evaluate_unpaused(
         source, columns = rewritten.text, rewritten.columns
         site_lparens = rewritten.sites
         site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
-    elif dialect.mentions_print(text) or not text.isascii():
+    elif dialect.mentions_print(text) or not text.isascii() or "%(" in text:
         tree = syntax.parse_module(text)
         if tree is not None:
             all_nodes = syntax.nodes(tree)
             dialect.check_print(all_nodes, lines, path)
+            if "%(" in text:
+                dialect.check_percent_mapping(all_nodes, lines, path)
             if not text.isascii():
                 dialect.check_identifiers(all_nodes, lines, path)
     run = interpreter.Run(collector, site_spans)
