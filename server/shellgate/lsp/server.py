@@ -55,10 +55,10 @@ def build_server() -> ShellGateServer:
         importlib.import_module(name).register(server)
     for name in OPTIONAL_FEATURES:
         try:
-            module = importlib.import_module(name)
+            importlib.import_module(name).register(server)
         except ModuleNotFoundError as exc:
             if exc.name != name:
-                raise
-            continue
-        module.register(server)
+                log.exception("%s is unavailable; the rest of the server works", name)
+        except Exception:  # one broken feature must not take the editor's linting down
+            log.exception("%s failed to start; the rest of the server works", name)
     return server
