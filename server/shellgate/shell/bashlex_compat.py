@@ -9,8 +9,6 @@ so a script bashlex accepts is never changed, and a real syntax error stays one.
 - `time` / `coproc` before a command: not implemented: blanked.
 - `case W in P) cmds ;; esac`: not implemented: becomes `{ ... }` with the patterns blanked
   and each `;;` turned into a newline, so the arms' commands are parsed as a group.
-`embedded_substitutions` finds the `$(...)` and backtick sources inside text bashlex keeps
-raw (a `${x:-$(cmd)}` parameter, an unquoted heredoc body) so they can be parsed too.
 """
 
 from __future__ import annotations
@@ -150,25 +148,3 @@ def _closing(text: str, open_at: int) -> int:
             if depth == 0:
                 return j
     return -1
-
-
-def embedded_substitutions(text: str) -> list[str]:
-    """The sources of the `$(...)` and backtick substitutions inside raw text."""
-    found: list[str] = []
-    i = 0
-    while i < len(text):
-        if text.startswith("$(", i) and not text.startswith("$((", i):
-            end = _closing(text, i + 1)
-            if end < 0:
-                break
-            found.append(text[i + 2 : end])
-            i = end + 1
-        elif text[i] == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                break
-            found.append(text[i + 1 : end])
-            i = end + 1
-        else:
-            i += 1
-    return found

@@ -1,0 +1,225 @@
+"""Codex's two readings of a shell script, on the grammar Codex itself uses (tree-sitter-bash).
+
+Codex decides what a `bash -lc` script is by walking tree-sitter-bash's syntax tree; parsing
+with the same grammar makes ShellGate agree with it on every script, including the ones where
+tree-sitter's error recovery and real bash disagree (`\\ rm -rf x` is `rm` to Codex).
+
+- `word_only_commands(script)`: B2 `try_parse_word_only_commands_sequence`: the commands, if
+  the tree has no error and holds only plain words and quoted strings joined by
+  `&& || ; |`; else None.
+- `literal_commands(script)`: B2 `parse_shell_lc_literal_commands`: every `command` node of an
+  error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from itertools import pairwise
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser, Tree
+
+_ALLOWED_KINDS = frozenset(
+    {
+        "program", "list", "pipeline", "command", "command_name", "word", "string",
+        "string_content", "raw_string", "number", "concatenation",
+    }
+)  # fmt: skip
+_ALLOWED_PUNCT = frozenset({"&&", "||", ";", "|", '"', "'"})
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "\n"})
+# B2: a bare word can still be expanded by bash or zsh (brace, glob, tilde, history, zsh
+# extended glob, parameter, command) or lose a backslash: not proof of the runtime argv.
+_EXPANDING = frozenset("{}*?[]\\~^#$`")
+# Inside double quotes a backslash before these is removed by the shell.
+_DQ_ESCAPED = frozenset('$`"\\\n')
+
+
+@cache
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+@lru_cache(maxsize=64)  # the chain splits a script, then checks it for danger: one parse
+def parse(script: str) -> tuple[Tree, bytes] | None:
+    """The tree and the UTF-8 source, or None for text no argv can hold (NUL, surrogates)."""
+    if "\x00" in script:
+        return None
+    try:
+        src = script.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return _parser().parse(src), src
+
+
+def word_only_commands(script: str) -> list[list[str]] | None:
+    parsed = parse(script)
+    if parsed is None:
+        return None
+    tree, src = parsed
+    root = tree.root_node
+    if root.has_error:
+        return None
+    commands: list[Node] = []
+    leaves: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if not node.child_count:
+            leaves.append(node)
+        if node.is_named:
+            if kind not in _ALLOWED_KINDS:
+                return None
+            if kind in ("word", "number") and not _is_literal_word(node, src):
+                return None
+            if kind == "command":
+                commands.append(node)
+        elif kind not in _ALLOWED_PUNCT and kind.strip():
+            return None
+        stack.extend(node.children)
+    if not _gaps_are_blanks_to_bash(leaves, src):
+        return None
+    commands.sort(key=lambda node: node.start_byte)
+    out: list[list[str]] = []
+    for command in commands:
+        words = _plain_command(command, src)
+        if words is None:
+            return None
+        out.append(words)
+    return out
+
+
+def _gaps_are_blanks_to_bash(leaves: list[Node], src: bytes) -> bool:
+    """Whether bash also reads as blanks what tree-sitter skipped between tokens.
+
+    ShellGate's one deliberate difference from Codex (security first): a carriage return,
+    vertical tab, form feed or non-ASCII character there is part of a word to bash, and a line
+    continuation glued between two words joins them (`ls\\<newline>-l` runs `ls-l`); the argv a
+    policy would see is then not the one bash runs, so such a script is not plain.
+    """
+    leaves.sort(key=lambda node: node.start_byte)
+    previous: Node | None = None
+    for leaf in [*leaves, None]:
+        start = previous.end_byte if previous is not None else 0
+        gap = src[start : leaf.start_byte if leaf is not None else len(src)]
+        blanks = gap.replace(b"\\\n", b"")
+        if blanks.strip(b" \t\n"):
+            return False
+        glued = (
+            gap
+            and not blanks
+            and previous is not None
+            and leaf is not None
+            and previous.type not in _SEPARATORS
+            and leaf.type not in _SEPARATORS
+        )
+        if glued:
+            return False
+        previous = leaf
+    return True
+
+
+def literal_commands(script: str) -> list[list[str]] | None:
+    parsed = parse(script)
+    if parsed is None:
+        return None
+    tree, src = parsed
+    root = tree.root_node
+    if root.has_error:
+        return None
+    out: list[list[str]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            words = _literal_command(node, src)
+            if words is not None:
+                out.append(words)
+        stack.extend(node.named_children)
+    return out
+
+
+def _text(node: Node, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8")
+
+
+def _is_literal_word(node: Node, src: bytes) -> bool:
+    if node.type not in ("word", "number") or node.named_child_count:
+        return False
+    word = _text(node, src)
+    return not word.startswith("=") and _EXPANDING.isdisjoint(word)
+
+
+def _double_quoted(node: Node, src: bytes) -> str | None:
+    if node.type != "string" or any(p.type != "string_content" for p in node.named_children):
+        return None
+    raw = _text(node, src)
+    if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
+        return None
+    inner = raw[1:-1]
+    if any(a == "\\" and b in _DQ_ESCAPED for a, b in pairwise(inner)):
+        return None
+    return inner
+
+
+def _raw_string(node: Node, src: bytes) -> str | None:
+    raw = _text(node, src)
+    return raw[1:-1] if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" else None
+
+
+def _plain_part(node: Node, src: bytes) -> str | None:
+    # Words were checked literal by the tree walk; quoted strings are checked here.
+    if node.type in ("word", "number"):
+        return _text(node, src)
+    if node.type == "string":
+        return _double_quoted(node, src)
+    if node.type == "raw_string":
+        return _raw_string(node, src)
+    return None
+
+
+def _plain_command(command: Node, src: bytes) -> list[str] | None:
+    words: list[str] = []
+    for child in command.named_children:
+        if child.type == "command_name":
+            name = child.named_children[0] if child.named_child_count else None
+            if name is None or name.type != "word":
+                return None
+            words.append(_text(name, src))
+        elif child.type == "concatenation":
+            parts = [_plain_part(part, src) for part in child.named_children]
+            joined = "".join(p for p in parts if p is not None)
+            if None in parts or not joined:
+                return None
+            words.append(joined)
+        else:
+            word = _plain_part(child, src)
+            if word is None:
+                return None
+            words.append(word)
+    return words
+
+
+def _literal_word(node: Node, src: bytes) -> str | None:
+    if node.type in ("word", "number"):
+        return _text(node, src) if _is_literal_word(node, src) else None
+    if node.type == "concatenation":
+        parts = [_literal_word(part, src) for part in node.named_children]
+        joined = "".join(p for p in parts if p is not None)
+        return None if None in parts or not joined else joined
+    return _plain_part(node, src) if node.type in ("string", "raw_string") else None
+
+
+def _literal_command(command: Node, src: bytes) -> list[str] | None:
+    words: list[str] = []
+    for child in command.named_children:
+        if child.type == "command_name":
+            name = _literal_word(child.named_children[0], src) if child.named_child_count else None
+            if name is None:
+                return None
+            words.append(name)
+        elif words:
+            word = _literal_word(child, src)
+            if word is not None:
+                words.append(word)
+    return words or None
