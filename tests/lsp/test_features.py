@@ -200,3 +200,18 @@ async def test_check_expectation_uses_every_layer(client: LanguageClient) -> Non
         await asyncio.sleep(0.05)
         replace_all(client, uri, text)
     raise AssertionError("the user layer's rule never satisfied the # check:")
+
+
+async def test_status_request(client: LanguageClient) -> None:
+    env = env_of(client)
+    (env.home / "rules" / "a.rules").write_text('prefix_rule(pattern = [["ls", "cat"]])\n')
+    (env.project / ".codex" / "rules" / "b.rules").write_text(
+        'prefix_rule(pattern = ["x"], decision = "deny")\n'
+    )
+    open_doc(client, env.project / "r.rules", RULES)
+    status = plain(await client.protocol.send_request_async("shellgate/status", {}))
+    assert status["rules"] == 2 + 2  # ls, cat (user) + the open file's two rules
+    assert status["layers"] == ["user", "project", "cli"]
+    assert status["files"][0].endswith("a.rules") and status["files"][2].endswith("r.rules")
+    (refused,) = status["refused"]
+    assert refused["path"].endswith("b.rules") and refused["message"] == "invalid decision: deny"

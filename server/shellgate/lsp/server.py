@@ -29,6 +29,7 @@ FEATURES = (
     "shellgate.lsp.symbols",  # the rules as an outline
     "shellgate.lsp.check_hints",  # `# check:` decisions as inlay hints or code lenses
     "shellgate.lsp.explain_request",  # custom request shellgate/explain
+    "shellgate.lsp.status",  # custom request shellgate/status (the editor's status bar)
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events
 )
 
