@@ -85,3 +85,12 @@ async def test_client_that_never_answers(silent_client: LanguageClient) -> None:
     # The watcher fires refreshes the client never answers; the server keeps serving.
     await wait_for_hover(silent_client, uri, 0, 10, "a.rules:1 [user]")
     assert (await diagnostics(silent_client, uri)) == []
+
+
+async def test_lone_surrogates_and_control_characters(client: LanguageClient) -> None:
+    text = 'prefix_rule(pattern = ["\ud800"])\n# check: ls \ud800\x01\nprefix_rule(\x00\n'
+    uri = open_doc(client, env_of(client).project / "odd.rules", text)
+    items = await diagnostics(client, uri)
+    assert [d for d in items if d.severity == T.DiagnosticSeverity.Error]
+    answer = await hover(client, uri, 1, 10)
+    assert answer is not None and answer.startswith("**# check:**")
