@@ -3,7 +3,9 @@
 tests/shell/data/codex_unit_ports.jsonl holds every assertion found in Codex's tests of
 `bash.rs`, `is_safe_command.rs`, `is_dangerous_command.rs`, `command_canonicalization_tests.rs`
 and the commands `exec_policy_tests.rs` evaluates, in the shape of the conformance corpus
-(`source` names the test and its revision). Each kind is evaluated exactly as
+(`source` names the test and its revision), then edge cases no Codex test shows, whose
+expectations are what Codex's code does on tree-sitter-bash 0.25.1 (`source` starts with
+`edge`). Each kind is evaluated exactly as
 tests/conformance/test_shell.py evaluates it (Linux semantics, as Codex's tests assert them on
 a Linux build).
 """
