@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -13,7 +14,7 @@ from shellgate.lint.codex_errors import codex_findings
 from shellgate.lint.examples import EXAMPLE_CODES, example_findings
 from shellgate.lint.finding import Finding, Severity
 from shellgate.lint.memo import CheckMemo
-from shellgate.lint.model import RuleCall
+from shellgate.lint.model import RuleCall, contains
 from shellgate.rules.errors import RulesError
 from shellgate.rules.loader import ParsedFile, parse_text, read_rules_file
 from shellgate.rules.rule import NetworkRule, PrefixRule
@@ -36,6 +37,21 @@ class FileAnalysis:
     network_rules: tuple[NetworkRule, ...]
     findings: tuple[Finding, ...]
     checks: tuple[CheckComment, ...] = field(default=())
+    # For questions at a position: the calls' start lines, and each prefix_rule call's rules.
+    call_lines: tuple[int, ...] = field(default=())
+    rules_by_call: Mapping[int, tuple[PrefixRule, ...]] = field(default_factory=dict)
+
+    def call_at(self, line: int, column: int) -> Call | None:
+        """The builtin call at a 1-based position (the innermost, should calls nest)."""
+        i = bisect_right(self.call_lines, line)
+        best: Call | None = None
+        for call in self.calls[max(0, i - 64) : i]:  # calls span a few lines; 64 is plenty
+            if contains(call.span, line, column):
+                best = call
+        return best
+
+    def rules_of(self, call: Call) -> tuple[PrefixRule, ...]:
+        return self.rules_by_call.get(id(call), ())
 
 
 def split_lines(text: str) -> list[str]:
@@ -142,4 +158,6 @@ def _analysis(
         network_rules=parsed.network_rules,
         findings=tuple(findings),
         checks=checks,
+        call_lines=tuple(c.span.line for c in parsed.calls),
+        rules_by_call={id(c): r for c, r in rule_calls},
     )

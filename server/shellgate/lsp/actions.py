@@ -9,7 +9,6 @@ from lsprotocol import types as T
 from shellgate.lint.finding import Finding, Fix
 from shellgate.lint.not_match import add_not_match
 from shellgate.lsp.convert import encoding, from_range, to_range
-from shellgate.lsp.hover import call_at
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -59,9 +58,9 @@ def register(server: ShellGateServer) -> None:
             if finding.fixes and _overlaps(to_range(lines, finding.span, enc), params.range):
                 out += [action(fix, T.CodeActionKind.QuickFix, finding) for fix in finding.fixes]
         start = from_range(lines, params.range, enc, analysis.path)
-        call = call_at(analysis, start.line, start.column)
+        call = analysis.call_at(start.line, start.column)
         if call is not None and call.callee == "prefix_rule":
-            own = next((r for c, r in analysis.rule_calls if c is call), ())
+            own = analysis.rules_of(call)
             fix = add_not_match(call, own, lines)
             if fix is not None:
                 out.append(action(fix, T.CodeActionKind.RefactorRewrite, None))

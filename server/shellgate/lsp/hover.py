@@ -25,16 +25,6 @@ if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
 
 
-def call_at(analysis: FileAnalysis, line: int, column: int) -> Call | None:
-    best: Call | None = None
-    for call in analysis.calls:  # innermost wins: calls are sorted by start
-        if call.span.line > line:
-            break
-        if contains(call.span, line, column):
-            best = call
-    return best
-
-
 def _where(rule: PrefixRule, merged: MergedPolicy) -> str:
     if rule.span is None:
         return "added at run time"
@@ -131,13 +121,13 @@ def register(server: ShellGateServer) -> None:
                     head += f" (expects {check.expected.value}: {'✓' if ok else '✗'})"
                 return answer(head + "\n\n" + markdown_trace(ex, merged), check.span)
 
-        call = call_at(analysis, line, column)
+        call = analysis.call_at(line, column)
         if call is None:
             return None
         if contains(call.callee_span, line, column):
             text = builtin_markdown(call.callee or "")
             return answer(text, call.callee_span) if text else None
-        own = next((r for c, r in analysis.rule_calls if c is call), ())
+        own = analysis.rules_of(call)
         for argument in call.arguments:
             if not contains(argument.span, line, column):
                 continue

@@ -43,14 +43,13 @@ def register(server: ShellGateServer) -> None:
             return []
         enc = encoding(ls)
         lines = analysis.lines
-        rules_of = {id(c): r for c, r in analysis.rule_calls}
         td = ls.client_capabilities.text_document
         ds = td.document_symbol if td is not None else None
         nested = bool(ds and ds.hierarchical_document_symbol_support)
         flat: list[T.SymbolInformation] = []
         tree: list[T.DocumentSymbol] = []
         for call in analysis.calls:
-            rules = rules_of.get(id(call), ())
+            rules = analysis.rules_of(call)
             name = call_title(call, rules, lines) or (call.callee or "call")
             kind = KINDS.get(call.callee or "", T.SymbolKind.Function)
             whole = to_range(lines, call.span, enc)
