@@ -351,9 +351,8 @@ class Orchestrator:
         reason = f"{why}; run it without a sandbox?"
         if isinstance(requirement, NeedsApproval) and requirement.reason:
             reason = f"{requirement.reason} ({reason})"
-        amendment = requirement.proposed_execpolicy_amendment
-        # Only this once or not: an amendment would allow it unsandboxed later too.
-        return NeedsApproval(reason, amendment, one_shot=True)
+        # Only this once or not (no amendment: it would let it run unsandboxed for good).
+        return NeedsApproval(reason, None, one_shot=True)
 
     def _may_escalate(self, network: bool) -> bool:
         policy = self.context.approval_policy
@@ -514,7 +513,7 @@ class Orchestrator:
                 self._matched_rules(command, ctx),
                 amendment,
                 prefix_rule_line(amendment) if amendment else None,
-                notes=tuple(notes),
+                notes=tuple(n for n in notes if n not in (requirement.reason or "")),
             )
         )
 
