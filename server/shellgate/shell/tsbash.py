@@ -13,7 +13,8 @@ tree-sitter's error recovery and real bash disagree (`\\ rm -rf x` is `rm` to Co
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+import threading
+from functools import lru_cache
 from itertools import pairwise
 
 import tree_sitter_bash
@@ -34,9 +35,15 @@ _EXPANDING = frozenset("{}*?[]\\~^#$`")
 _DQ_ESCAPED = frozenset('$`"\\\n')
 
 
-@cache
+_LANGUAGE = Language(tree_sitter_bash.language())
+_local = threading.local()  # a Parser is not safe to share between threads
+
+
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_bash.language()))
+    parser: Parser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = Parser(_LANGUAGE)
+    return parser
 
 
 @lru_cache(maxsize=64)  # the chain splits a script, then checks it for danger: one parse
