@@ -1,8 +1,7 @@
 // The command under the cursor (pure: unit-tested without VS Code).
-import { join } from './trace';
-
-/** The command under the cursor: the selection, a `# check:` comment, an example, or the line. */
-export function commandAt(line: string, character: number, selection?: string): string | undefined {
+/** The command under the cursor: the selection, a `# check:` comment, an example, or the line.
+ * A token-list example comes back as its argv (what Codex matches), anything else as a script. */
+export function commandAt(line: string, character: number, selection?: string): string | string[] | undefined {
   if (selection && selection.trim()) return selection.trim();
   const check = /^\s*#\s*check:\s*(.+?)\s*$/.exec(line);
   if (check) return check[1];
@@ -12,8 +11,7 @@ export function commandAt(line: string, character: number, selection?: string): 
     // `match = ["git status", "ls"]` lists examples, each a whole command: the string below.
     const examples = /\b(match|not_match)\s*=\s*$/.test(line.slice(0, start));
     if (!examples && character >= start && character <= start + m[0].length) {
-      const tokens = [...m[1].matchAll(/"([^"]*)"|'([^']*)'/g)].map((t) => t[1] ?? t[2]);
-      return join(tokens);
+      return [...m[1].matchAll(/"([^"]*)"|'([^']*)'/g)].map((t) => t[1] ?? t[2]);
     }
   }
   // A string literal around the cursor: "git push --force".

@@ -28,13 +28,13 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider {
 }
 
 export interface ExplainParams {
-  command: string;
+  command: string | string[]; // a script (run as bash -lc) or an argv
   cwd?: string;
   approvalPolicy: string;
   sandbox: string;
 }
 
-export async function explain(client: LanguageClient, command: string): Promise<unknown> {
+export async function explain(client: LanguageClient, command: string | string[]): Promise<unknown> {
   const s = settings.read();
   const params: ExplainParams = {
     command,

@@ -11,7 +11,7 @@ import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
 import { changePolicy, StatusItem } from './status';
-import { renderTrace } from './trace';
+import { join, renderTrace } from './trace';
 
 let server: Server | undefined;
 
@@ -39,12 +39,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return client;
   };
 
-  const explainAndShow = async (command: string): Promise<void> => {
+  const explainAndShow = async (command: string | string[]): Promise<void> => {
     const client = await need();
     if (!client) return;
     try {
       const result = await explain(client, command);
-      await traces.show(`Explain ${command}`, renderTrace(result));
+      await traces.show(`Explain ${typeof command === 'string' ? command : join(command)}`, renderTrace(result));
     } catch (e) {
       void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
     }

@@ -41,12 +41,12 @@ test('command at the cursor: selection, # check:, token list, string, line', () 
   assert.equal(commandAt('anything', 0, ' git status '), 'git status');
   assert.equal(commandAt('# check: git push --force', 3), 'git push --force');
   const line = '    match = [["git", "commit", "-m", "a b"]],';
-  assert.equal(commandAt(line, line.indexOf('commit')), "git commit -m 'a b'");
+  assert.deepEqual(commandAt(line, line.indexOf('commit')), ['git', 'commit', '-m', 'a b']);
   assert.equal(commandAt('    not_match = ["rm -rf /"],', 20), 'rm -rf /');
   const examples = '    match = ["git status", "ls -la"],';
   assert.equal(commandAt(examples, examples.indexOf('ls')), 'ls -la');
   const pattern = '    pattern = ["git", "push"],';
-  assert.equal(commandAt(pattern, pattern.indexOf('push')), 'git push');
+  assert.deepEqual(commandAt(pattern, pattern.indexOf('push')), ['git', 'push']);
   assert.equal(commandAt('$ make test', 4), 'make test');
   assert.equal(commandAt('   ', 1), undefined);
 });
