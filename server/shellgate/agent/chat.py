@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ import httpx
 
 from shellgate.agent.accumulator import ToolCallAccumulator
 from shellgate.agent.config import AgentConfig
-from shellgate.agent.history import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
+from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
 from shellgate.agent.transport import make_client, status_error, transport_error
@@ -20,19 +21,25 @@ from shellgate.agent.transport import make_client, status_error, transport_error
 def render_messages(history: Sequence[Message], system: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": system}]
     for m in history:
-        if isinstance(m, UserMessage):
-            out.append({"role": "user", "content": m.text})
-        elif isinstance(m, AssistantMessage):
-            msg: dict[str, Any] = {"role": "assistant", "content": m.text or None}
-            if m.tool_calls:
-                msg["tool_calls"] = [
-                    {"id": c.call_id, "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in m.tool_calls]
-            out.append(msg)
-        elif isinstance(m, ToolResult):
-            out.append({"role": "tool", "tool_call_id": m.call_id, "content": m.output})
+        out.extend(_rendered(m))
     return out
+
+
+# Messages are immutable and the whole history is sent on every call: render each one once.
+# (The dicts are shared between requests and must not be changed.)
+@functools.lru_cache(maxsize=4096)
+def _rendered(m: Message) -> tuple[dict[str, Any], ...]:
+    if isinstance(m, UserMessage):
+        return ({"role": "user", "content": m.text},)
+    if isinstance(m, AssistantMessage):
+        msg: dict[str, Any] = {"role": "assistant", "content": m.text or None}
+        if m.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.call_id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in m.tool_calls]
+        return (msg,)
+    return ({"role": "tool", "tool_call_id": m.call_id, "content": m.output},)
 
 
 def chat_tool(tool: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import httpx
 
 from shellgate.agent.config import AgentConfig
-from shellgate.agent.history import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
+from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
 from shellgate.agent.transport import make_client, status_error, transport_error
@@ -18,20 +19,25 @@ from shellgate.agent.transport import make_client, status_error, transport_error
 def render_input(history: Sequence[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in history:
-        if isinstance(m, UserMessage):
-            out.append({"type": "message", "role": "user",
-                        "content": [{"type": "input_text", "text": m.text}]})
-        elif isinstance(m, AssistantMessage):
-            if m.text:
-                out.append({"type": "message", "role": "assistant",
-                            "content": [{"type": "output_text", "text": m.text}]})
-            for c in m.tool_calls:
-                out.append({"type": "function_call", "call_id": c.call_id, "name": c.name,
-                            "arguments": c.arguments})
-        elif isinstance(m, ToolResult):
-            out.append({"type": "function_call_output", "call_id": m.call_id,
-                        "output": m.output})
+        out.extend(_rendered(m))
     return out
+
+
+# Rendered once per message, as in chat.py (the dicts are shared and must not be changed).
+@functools.lru_cache(maxsize=4096)
+def _rendered(m: Message) -> tuple[dict[str, Any], ...]:
+    if isinstance(m, UserMessage):
+        return ({"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": m.text}]},)
+    if isinstance(m, AssistantMessage):
+        out: list[dict[str, Any]] = []
+        if m.text:
+            out.append({"type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": m.text}]})
+        out.extend({"type": "function_call", "call_id": c.call_id, "name": c.name,
+                    "arguments": c.arguments} for c in m.tool_calls)
+        return tuple(out)
+    return ({"type": "function_call_output", "call_id": m.call_id, "output": m.output},)
 
 
 def responses_tool(tool: dict[str, Any]) -> dict[str, Any]:
