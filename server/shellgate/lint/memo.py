@@ -46,6 +46,9 @@ class CheckMemo:
 
         groups: dict[str, list[RuleCall]] = {}
         for call, own in rule_calls:
+            if len(own) == 1:  # the usual case
+                groups.setdefault(own[0].first, []).append((call, own))
+                continue
             by_first: dict[str, list[PrefixRule]] = {}
             for rule in own:
                 by_first.setdefault(rule.first, []).append(rule)
@@ -59,8 +62,11 @@ class CheckMemo:
             used[key] = (keep, found)
             return found
 
-        def check(group: list[RuleCall]) -> list[Finding]:
-            return _group(group, policy(), lines)
+        def check(group: list[RuleCall], related: list[RuleCall]) -> list[Finding]:
+            # The spellings tried for a group keep its first token or use its bare name: the
+            # rules of those two groups decide them (no host_executable on this path).
+            local = Policy([r for _, own in group + related for r in own])
+            return _group(group, local, lines)
 
         out: list[Finding] = []
         resolving = bool(host_executables)
@@ -71,7 +77,9 @@ class CheckMemo:
             if resolving:  # host_executable changes what every path resolves to: no reuse
                 out += _group(group, policy(), lines)
             else:
-                out += remembered((0, *ids, -1, *extra), (group, related), partial(check, group))
+                out += remembered(
+                    (0, *ids, -1, *extra), (group, related), partial(check, group, related)
+                )
         for call, own in rule_calls:
             out += remembered(
                 (1, id(call), *(id(r) for r in own)), (call, own), partial(_call, call, own)
