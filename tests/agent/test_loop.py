@@ -145,7 +145,7 @@ async def test_cancel_mid_stream_closes_the_stream(harness, wire) -> None:
     assert h.session.cancel()
     result = await turn
     elapsed = time.monotonic() - t0
-    assert result.status is TurnStatus.INTERRUPTED and elapsed < 0.5
+    assert result.status is TurnStatus.INTERRUPTED and elapsed < 2.0  # the stall is 5 s
     deadline = time.monotonic() + 1
     while not h.standin.events and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
@@ -178,10 +178,10 @@ async def test_turn_limit_is_visible(harness) -> None:
 
 
 async def test_wall_clock_budget(harness) -> None:
-    h = harness([{"text": "slow", "delay_ms": 2000}], budget_s=0.3)
+    h = harness([{"text": "slow", "delay_ms": 5000}], budget_s=0.3)
     t0 = time.monotonic()
     result = await h.session.run_turn("hi")
-    assert result.status is TurnStatus.BUDGET and time.monotonic() - t0 < 1.5
+    assert result.status is TurnStatus.BUDGET and time.monotonic() - t0 < 3.0
     assert "budget of 0.3 s" in (result.message or "")
 
 

@@ -131,7 +131,7 @@ async def test_cancel_on_the_progress_interrupts(client: LanguageClient) -> None
         deadline = time.monotonic() + 2
         while not standin.events and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-    assert field(result, "status") == "interrupted" and elapsed < 1.0
+    assert field(result, "status") == "interrupted" and elapsed < 3.0  # the stall is 10 s
     assert standin.events and standin.events[0]["event"] == "client_disconnected"
     assert client.progress_reports[token][-1].message == "interrupted: interrupted by the user"
 
