@@ -134,3 +134,16 @@ def test_bad_script_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert f"{script}:2:" in proc.stderr and "invalid JSON" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_auto_tool_follows_what_the_client_offers() -> None:
+    from shellgate.agent.standin import resolve_auto
+
+    step = {"tool": "<auto>", "command": "ls", "extra": {"justification": "why"}}
+    for offered, args in [("shell_command", {"command": "ls"}), ("exec_command", {"cmd": "ls"}),
+                          ("shell", {"command": ["bash", "-lc", "ls"]})]:
+        body = {"tools": [{"type": "function", "name": "other"},
+                          {"type": "function", "function": {"name": offered}}]}
+        call = resolve_auto(step, body)["tool_calls"][0]
+        assert call == {"name": offered, "arguments": {**args, "justification": "why"}}
+    assert "no shell tool" in resolve_auto(step, {"tools": []})["text"]
