@@ -77,7 +77,7 @@ def word_only_commands(script: str) -> list[list[str]] | None:
         if node.is_named:
             if kind not in _ALLOWED_KINDS:
                 return None
-            if kind in ("word", "number") and not _is_literal_word(node, src):
+            if kind in ("word", "number") and not _isliteral_word(node, src):
                 return None
             if kind == "command":
                 commands.append(node)
@@ -150,7 +150,7 @@ def _text(node: Node, src: bytes) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8")
 
 
-def _is_literal_word(node: Node, src: bytes) -> bool:
+def _isliteral_word(node: Node, src: bytes) -> bool:
     if node.type not in ("word", "number") or node.named_child_count:
         return False
     word = _text(node, src)
@@ -207,11 +207,12 @@ def _plain_command(command: Node, src: bytes) -> list[str] | None:
     return words
 
 
-def _literal_word(node: Node, src: bytes) -> str | None:
+def literal_word(node: Node, src: bytes) -> str | None:
+    """A word node's runtime value if its spelling is literal (B2 rules), else None."""
     if node.type in ("word", "number"):
-        return _text(node, src) if _is_literal_word(node, src) else None
+        return _text(node, src) if _isliteral_word(node, src) else None
     if node.type == "concatenation":
-        parts = [_literal_word(part, src) for part in node.named_children]
+        parts = [literal_word(part, src) for part in node.named_children]
         joined = "".join(p for p in parts if p is not None)
         return None if None in parts or not joined else joined
     return _plain_part(node, src) if node.type in ("string", "raw_string") else None
@@ -221,12 +222,12 @@ def _literal_command(command: Node, src: bytes) -> list[str] | None:
     words: list[str] = []
     for child in command.named_children:
         if child.type == "command_name":
-            name = _literal_word(child.named_children[0], src) if child.named_child_count else None
+            name = literal_word(child.named_children[0], src) if child.named_child_count else None
             if name is None:
                 return None
             words.append(name)
         elif words:
-            word = _literal_word(child, src)
+            word = literal_word(child, src)
             if word is not None:
                 words.append(word)
     return words or None

@@ -12,18 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+
+from tree_sitter import Node
 
 from shellgate.shell.dangerous import trap_action
 from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
-from shellgate.shell.literal import parse_script
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import split as shlex_split
-from shellgate.shell.split import (
-    extract_shell_script,
-    read_literal_word,
-    try_parse_word_only_commands_sequence,
-)
+from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
+from shellgate.shell.tsbash import literal_word, parse
 
 MAX_DEPTH = 8
 
@@ -220,69 +217,85 @@ def _visit_script(
                 found.append(HiddenCommand(Concealment.SHELL, via, tuple(command)))
             _visit_argv(command, found, depth)
         return
-    trees = parse_script(script)
-    if trees is None:
-        return
-    stack: list[tuple[Any, Concealment, str]] = [
-        (tree, Concealment.SCRIPT if top else Concealment.SHELL, via) for tree in reversed(trees)
+    parsed = parse(script)
+    if parsed is None or parsed[0].root_node.has_error:
+        return  # opaque, as to Codex
+    tree, src = parsed
+    stack: list[tuple[Node, Concealment, str]] = [
+        (tree.root_node, Concealment.SCRIPT if top else Concealment.SHELL, via)
     ]
     while stack:
         node, how, by = stack.pop()
-        kind = getattr(node, "kind", None)
+        kind = node.type
         if kind == "command":
-            words = _literal_words(node, script)
+            words = _command_words(node, src)
             found.append(HiddenCommand(how, by, words))
-            for part in getattr(node, "parts", []):
-                if getattr(part, "kind", None) == "redirect":
-                    found.append(_redirection(part, words, script))
+            found.extend(_redirection(r, words, src) for r in _redirects_of(node))
             if words:
                 _visit_argv(list(words), found, depth)
-        elif kind in ("commandsubstitution", "processsubstitution"):
-            spelling = _source(node, script)[:2]
-            label = "`...`" if spelling.startswith("`") else f"{spelling}...)"
-            stack.extend((child, Concealment.SUBSTITUTION, label) for child in _rev_children(node))
-            continue
-        stack.extend((child, how, by) for child in _rev_children(node))
+        elif kind in _REDIRECTS and _owner(node) is None:  # `{ ls; } > f`
+            found.append(_redirection(node, (), src))
+        elif kind in ("command_substitution", "process_substitution"):
+            opening = node.children[0].type if node.children else "$("
+            how, by = Concealment.SUBSTITUTION, "`...`" if opening == "`" else f"{opening}...)"
+        stack.extend((child, how, by) for child in reversed(node.named_children))
 
 
-def _redirection(node: Any, words: tuple[str, ...], script: str) -> HiddenCommand:
-    operator = str(getattr(node, "type", ">"))
-    heredoc = operator.startswith("<<") and operator != "<<<"
-    target = getattr(node, "output", None)
-    # bashlex's value, not the source: a quoted heredoc delimiter is parsed unquoted
-    detail = str(getattr(target, "word", target))
-    return HiddenCommand(
-        Concealment.HEREDOC if heredoc else Concealment.REDIRECTION, operator, words, detail
-    )
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 
 
-def _literal_words(node: Any, script: str) -> tuple[str, ...]:
+def _command_words(command: Node, src: bytes) -> tuple[str, ...]:
+    """The literal words of a command (its name included when literal), in order."""
     words: list[str] = []
-    for part in getattr(node, "parts", []):
-        if getattr(part, "kind", None) == "word":
-            literal = read_literal_word(_source(part, script))
-            if literal is not None:
-                words.append(literal)
+    for child in command.named_children:
+        if child.type == "command_name" and child.named_child_count:
+            child = child.named_children[0]
+        elif child.type in _REDIRECTS or child.type == "variable_assignment":
+            continue
+        word = literal_word(child, src)
+        if word is not None:
+            words.append(word)
     return tuple(words)
 
 
-def _source(node: Any, script: str) -> str:
-    pos = getattr(node, "pos", None)
-    if isinstance(pos, tuple) and len(pos) == 2 and all(isinstance(p, int) for p in pos):
-        return script[pos[0] : pos[1]]
-    return ""
+def _owner(redirect: Node) -> Node | None:
+    """The command a redirection belongs to, if it belongs to a single command."""
+    owner = redirect.parent
+    while owner is not None and owner.type == "heredoc_redirect":  # `cat <<E > f`
+        owner = owner.parent
+    if owner is not None and owner.type == "redirected_statement":
+        owner = owner.child_by_field_name("body")
+    return owner if owner is not None and owner.type == "command" else None
 
 
-def _rev_children(node: Any) -> list[Any]:
-    children: list[Any] = []
-    for attr in ("parts", "list"):
-        value = getattr(node, attr, None)
-        if isinstance(value, list):
-            children.extend(value)
-    value = getattr(node, "command", None)
-    if hasattr(value, "kind"):
-        children.append(value)
-    output = getattr(node, "output", None)
-    if hasattr(output, "kind"):
-        children.append(output)
-    return children[::-1]
+def _redirects_of(command: Node) -> list[Node]:
+    """A command's redirections in source order: its own, and its statement's."""
+    nodes = list(command.named_children)
+    statement = command.parent
+    if statement is not None and statement.type == "redirected_statement":
+        nodes += statement.named_children
+    found: list[Node] = []
+    for node in nodes:
+        if node.type in _REDIRECTS:
+            found.append(node)
+            found += [c for c in node.named_children if c.type in _REDIRECTS]
+    return [node for node in found if _owner(node) == command]
+
+
+def _redirection(node: Node, words: tuple[str, ...], src: bytes) -> HiddenCommand:
+    operator = next((c.type for c in node.children if not c.is_named), ">")
+    if node.type == "heredoc_redirect":
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        delimiter = _text(start, src).strip("'\"") if start is not None else ""
+        return HiddenCommand(Concealment.HEREDOC, operator, words, delimiter)
+    target = node.child_by_field_name("destination")
+    if target is None:
+        target = next(
+            (c for c in reversed(node.named_children) if c.type != "file_descriptor"), None
+        )
+    detail = "" if target is None else literal_word(target, src) or _text(target, src)
+    return HiddenCommand(Concealment.REDIRECTION, operator, words, detail)
+
+
+def _text(node: Node, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8")
