@@ -101,8 +101,14 @@ class Listener:
                 conn.sendall(b"hello\n")
 
     def close(self) -> None:
+        import contextlib
+        import socket
+
         self._stop = True
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
         self.sock.close()
+        self.thread.join(5)
 
 
 @pytest.fixture
