@@ -1,6 +1,7 @@
 """The language server as the .vsix ships it: vscode-client/bundled/tool/serve.py with the
 libraries `npm run package` bundled per Python version, started by each such Python found on
-this machine (it must answer `initialize`), and by a Python with no bundle (a clear message)."""
+this machine (it must load a rules document and explain a script: the compiled Starlark and
+tree-sitter wheels at work), and by a Python with no bundle (a clear message)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -42,16 +44,57 @@ def _python(version: str) -> str | None:
     return None
 
 
+RULES = 'prefix_rule(pattern = ["git", "push"], decision = "forbidden", justification = "no")\n'
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
 def _start(python: str) -> subprocess.CompletedProcess[bytes]:
-    body = json.dumps(
+    """initialize; a rules document (Starlark); shellgate/explain of a script (tree-sitter) ->
+    the answers, read until the explain reply (id 2) arrives."""
+    uri = "file:///tmp/shellgate-bundle-test/.codex/rules/a.rules"
+    messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"processId": None, "rootUri": None, "capabilities": {}}}
-    )  # fmt: skip
-    message = f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+         "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+         "params": {"textDocument": {"uri": uri, "languageId": "codex-rules", "version": 1,
+                                     "text": RULES}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shellgate/explain",
+         "params": {"command": "ls && git push origin main"}},
+    ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run(
-        [python, "-I", str(SERVE)], input=message, capture_output=True, timeout=60, env=env
-    )
+    proc = subprocess.Popen(
+        [python, "-I", str(SERVE)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(_frame(m) for m in messages))
+    proc.stdin.flush()
+    out = b""
+    watchdog = threading.Timer(60, proc.kill)  # a silent server fails the test, never hangs it
+    watchdog.start()
+    try:
+        while b'"id": 2' not in out and b'"id":2' not in out:
+            length = None
+            while (header := proc.stdout.readline()) not in (b"\r\n", b""):
+                if header.lower().startswith(b"content-length:"):
+                    length = int(header.split(b":")[1])
+            if length is None:
+                break  # the server ended: its stderr says why
+            out += proc.stdout.read(length) + b"\n"
+    finally:
+        watchdog.cancel()
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    err = proc.stderr.read() if proc.stderr else b""
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def test_each_bundled_python_starts_the_server() -> None:
@@ -62,7 +105,13 @@ def test_each_bundled_python_starts_the_server() -> None:
             continue
         proc = _start(python)
         assert b'"capabilities"' in proc.stdout, proc.stderr.decode()
-        assert b'"name":"shellgate"' in proc.stdout.replace(b" ", b""), proc.stdout[:500]
+        explained = [json.loads(line) for line in proc.stdout.splitlines() if b'"id"' in line]
+        answer = next(m for m in explained if m.get("id") == 2)
+        assert answer["result"]["decision"] == "forbidden", answer
+        assert [s["command"] for s in answer["result"]["segments"]] == [
+            ["ls"],
+            ["git", "push", "origin", "main"],
+        ]
         started.append(version)
     assert started, f"no Python among {_bundled()} on PATH"
 
