@@ -3,10 +3,9 @@
 Prints the median (and p90) in microseconds of
   1. the plain path: `parse_shell_lc_plain_commands` + `dangerous_command_match` on a
      five-segment plain script (what the decision chain does for a typical agent command);
-  2. the same for a five-command script that is not plain (a substitution and a redirection),
-     which tree-sitter-bash parses all the same (bashlex is only for explain's warnings);
-  3. what importing bashlex costs in a fresh interpreter, plainly and through
-     `bashlex_loader.load()` (stored parser tables), and whether the plain path imports it.
+  2. the same for a five-command script that is not plain (a substitution and a redirection);
+  3. what importing tree-sitter and the bash grammar costs in a fresh interpreter, and the
+     first parse there (the parser is made on first use).
 
 Usage: .venv/bin/python benchmarks/bench_shell.py [--runs 2000]
 """
@@ -63,18 +62,6 @@ def _fresh_ms(setup: str, timed: str) -> float:
     return float(out.stdout)
 
 
-def _plain_path_imports_bashlex() -> bool:
-    code = (
-        "import sys\n"
-        "from shellgate.shell.dangerous import dangerous_command_match\n"
-        "from shellgate.shell.split import parse_shell_lc_plain_commands\n"
-        f"for c in parse_shell_lc_plain_commands({PLAIN!r}): dangerous_command_match(c)\n"
-        "print('bashlex' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return out.stdout.strip() == "True"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2000)
@@ -89,14 +76,14 @@ def main() -> int:
     print(f"plain 5-segment bash -lc, split + dangerous: median {median:.1f} us, p90 {p90:.1f} us")
     median, p90 = _measure(lambda: _chain(COMPLEX), max(50, args.runs // 10))
     print(f"non-plain 5-command bash -lc:               median {median:.1f} us, p90 {p90:.1f} us")
-    plain = [_fresh_ms("", "import bashlex") for _ in range(7)]
-    loader = "from shellgate.shell.bashlex_loader import load"
-    stored = [_fresh_ms(loader, "load()") for _ in range(7)]
-    print(f"import bashlex, plain (fresh interpreter):    median {statistics.median(plain):.1f} ms")
-    print(
-        f"bashlex via stored tables (bashlex_loader):   median {statistics.median(stored):.1f} ms"
-    )
-    print(f"plain path imports bashlex: {_plain_path_imports_bashlex()}")
+    imports = [_fresh_ms("", "import shellgate.shell.tsbash") for _ in range(7)]
+    first = [
+        _fresh_ms("from shellgate.shell.split import try_parse_word_only_commands_sequence as f",
+                  "f('ls -1')")
+        for _ in range(7)
+    ]  # fmt: skip
+    print(f"import tree-sitter + grammar (fresh):       median {statistics.median(imports):.1f} ms")
+    print(f"first parse in a fresh interpreter:         median {statistics.median(first):.2f} ms")
     return 0
 
 

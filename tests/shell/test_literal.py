@@ -19,7 +19,6 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("X=$(mktemp) node a.js", [["node", "a.js"], ["mktemp"]]),
         ("cat <<'EOF'\nrm -rf x\nEOF", [["cat"]]),  # a heredoc body is data, not a command
         ("rm -rf *", [["rm", "-rf"]]),  # a glob is dynamic
-        # bash that bashlex 0.18 did not implement:
         ("[[ -f x ]] && rm -rf y", [["rm", "-rf", "y"]]),
         ("echo $((1+2)); rm -f z", [["rm", "-f", "z"], ["echo"]]),
         # tree-sitter-bash has no `time`/`coproc` keywords: Codex reads a command named `time`
@@ -33,7 +32,7 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("case a in a) case b in b) rm -f z;; esac;; esac", [["rm", "-f", "z"]]),
         ('case x in a) echo "esac ;;" ;; esac', [["echo", "esac ;;"]]),
         ("cat <<'EOF'\nx\nEOF", [["cat"]]),  # quoted delimiter, no final newline
-        # substitutions bashlex keeps as raw text:
+        # substitutions inside other expansions and heredoc bodies:
         ("echo ${x:-$(rm -rf y)}", [["echo"], ["rm", "-rf", "y"]]),
         # tree-sitter finds `$(...)` in an unquoted heredoc body, not backticks
         ("cat <<E\n$(rm -rf x) `rm -f q`\nE\n", [["rm", "-rf", "x"], ["cat"]]),

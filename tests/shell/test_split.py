@@ -10,7 +10,6 @@ from shellgate.shell.detect import ShellType, detect_shell_type
 from shellgate.shell.split import (
     extract_shell_script,
     parse_shell_lc_plain_commands,
-    read_literal_word,
     try_parse_word_only_commands_sequence,
 )
 
@@ -128,11 +127,3 @@ def test_detects_windows_shells() -> None:
     )
     assert detect_shell_type("C:\\tmp\\powershell.exe") is None
     assert detect_shell_type("cmd.exe") is ShellType.CMD
-
-
-def test_read_literal_word() -> None:
-    assert read_literal_word("-g'*.py'") == "-g*.py"
-    assert read_literal_word('"$HOME"') is None
-    assert read_literal_word("a b") is None
-    assert read_literal_word("*") is None
-    assert read_literal_word("") is None
