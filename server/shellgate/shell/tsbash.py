@@ -48,11 +48,13 @@ def _parser() -> Parser:
 
 @lru_cache(maxsize=64)  # the chain splits a script, then checks it for danger: one parse
 def parse(script: str) -> tuple[Tree, bytes] | None:
-    """The tree and the UTF-8 source, or None for text no argv can hold (NUL, surrogates)."""
+    """The tree and the UTF-8 source, or None for text no argv can hold (NUL, lone
+    surrogates). Bytes that are not UTF-8 (which Python's argv keeps as surrogate escapes)
+    are parsed as the bytes they are."""
     if "\x00" in script:
         return None
     try:
-        src = script.encode("utf-8")
+        src = script.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return None
     return _parser().parse(src), src
@@ -146,21 +148,21 @@ def literal_commands(script: str) -> list[list[str]] | None:
     return out
 
 
-def _text(node: Node, src: bytes) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8")
+def text(node: Node, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
 
 def _isliteral_word(node: Node, src: bytes) -> bool:
     if node.type not in ("word", "number") or node.named_child_count:
         return False
-    word = _text(node, src)
+    word = text(node, src)
     return not word.startswith("=") and _EXPANDING.isdisjoint(word)
 
 
 def _double_quoted(node: Node, src: bytes) -> str | None:
     if node.type != "string" or any(p.type != "string_content" for p in node.named_children):
         return None
-    raw = _text(node, src)
+    raw = text(node, src)
     if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
         return None
     inner = raw[1:-1]
@@ -170,14 +172,14 @@ def _double_quoted(node: Node, src: bytes) -> str | None:
 
 
 def _raw_string(node: Node, src: bytes) -> str | None:
-    raw = _text(node, src)
+    raw = text(node, src)
     return raw[1:-1] if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" else None
 
 
 def _plain_part(node: Node, src: bytes) -> str | None:
     # Words were checked literal by the tree walk; quoted strings are checked here.
     if node.type in ("word", "number"):
-        return _text(node, src)
+        return text(node, src)
     if node.type == "string":
         return _double_quoted(node, src)
     if node.type == "raw_string":
@@ -192,7 +194,7 @@ def _plain_command(command: Node, src: bytes) -> list[str] | None:
             name = child.named_children[0] if child.named_child_count else None
             if name is None or name.type != "word":
                 return None
-            words.append(_text(name, src))
+            words.append(text(name, src))
         elif child.type == "concatenation":
             parts = [_plain_part(part, src) for part in child.named_children]
             joined = "".join(p for p in parts if p is not None)
@@ -210,7 +212,7 @@ def _plain_command(command: Node, src: bytes) -> list[str] | None:
 def literal_word(node: Node, src: bytes) -> str | None:
     """A word node's runtime value if its spelling is literal (B2 rules), else None."""
     if node.type in ("word", "number"):
-        return _text(node, src) if _isliteral_word(node, src) else None
+        return text(node, src) if _isliteral_word(node, src) else None
     if node.type == "concatenation":
         parts = [literal_word(part, src) for part in node.named_children]
         joined = "".join(p for p in parts if p is not None)

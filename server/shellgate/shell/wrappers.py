@@ -20,7 +20,7 @@ from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import split as shlex_split
 from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
-from shellgate.shell.tsbash import literal_word, parse
+from shellgate.shell.tsbash import literal_word, parse, text
 
 MAX_DEPTH = 8
 
@@ -286,16 +286,12 @@ def _redirection(node: Node, words: tuple[str, ...], src: bytes) -> HiddenComman
     operator = next((c.type for c in node.children if not c.is_named), ">")
     if node.type == "heredoc_redirect":
         start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
-        delimiter = _text(start, src).strip("'\"") if start is not None else ""
+        delimiter = text(start, src).strip("'\"") if start is not None else ""
         return HiddenCommand(Concealment.HEREDOC, operator, words, delimiter)
     target = node.child_by_field_name("destination")
     if target is None:
         target = next(
             (c for c in reversed(node.named_children) if c.type != "file_descriptor"), None
         )
-    detail = "" if target is None else literal_word(target, src) or _text(target, src)
+    detail = "" if target is None else literal_word(target, src) or text(target, src)
     return HiddenCommand(Concealment.REDIRECTION, operator, words, detail)
-
-
-def _text(node: Node, src: bytes) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8")
