@@ -17,13 +17,18 @@ from .test_workspace import wait_for_hover
 
 async def test_fifty_thousand_lines(client: LanguageClient) -> None:
     rules = "".join(
-        f'prefix_rule(pattern = ["tool{i}", "run"], decision = "prompt")\n' for i in range(50_000)
+        f'prefix_rule(\n    pattern = ["tool{i}", "run"],\n    decision = "prompt",\n'
+        f'    match = ["tool{i} run x"],\n)\n'
+        for i in range(10_000)
     )
+    assert rules.count("\n") == 50_000
     uri = open_doc(client, env_of(client).project / "big.rules", rules)
-    items = await diagnostics(client, uri, timeout=120)
+    items = await diagnostics(client, uri, timeout=240)
     assert not [d for d in items if d.severity == T.DiagnosticSeverity.Error]
-    text = await hover(client, uri, 49_999, 3)
-    assert text is not None and "prefix_rule(pattern" in text
+    text = await hover(client, uri, 49_999, 0)  # the last rule's closing parenthesis
+    assert text is not None and "`tool9999 run` → **prompt**" in text
+    text = await hover(client, uri, 49_998, 16)  # its example
+    assert text is not None and "**match example** `tool9999 run x`" in text
 
 
 async def test_file_deleted_while_open(client: LanguageClient) -> None:
