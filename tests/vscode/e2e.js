@@ -88,8 +88,8 @@ async function waitFor(predicate, timeoutMs, what) {
       await page.waitForSelector(sel.explorerRow, { timeout: 60000 });
     });
 
-    await check('status bar item shows policy and sandbox', async () => {
-      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write' }).first();
+    await check('status bar item shows policy, sandbox and the rules loaded', async () => {
+      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write · 1 rule' }).first();
       await item.waitFor({ timeout: 30000 });
       return (await item.innerText()).trim();
     });
@@ -205,7 +205,7 @@ async function waitFor(predicate, timeoutMs, what) {
       if (!sent.includes('do not create files, use echo')) throw new Error('the words did not reach the model');
     });
 
-    await check('status bar click → untrusted; the amendment is spelt out, chosen, written', async () => {
+    await check('status bar click → untrusted; the amendment is spelt out, chosen, written, counted', async () => {
       await page.locator(sel.statusItem, { hasText: 'on-request · workspace-write' }).first().click();
       await page.locator(sel.quickRow, { hasText: 'Approval policy' }).first().click();
       await page.locator(sel.quickRow, { hasText: 'untrusted' }).first().click();
@@ -222,6 +222,8 @@ async function waitFor(predicate, timeoutMs, what) {
       await waitFor(async () => fs.existsSync(path.join(WS, 'made-by-amendment')), 20000, 'the directory');
       const written = fs.readFileSync(rulesFile, 'utf8');
       if (!written.includes(line)) throw new Error(`${rulesFile} lacks the rule: ${written}`);
+      // The server reads the new layer, and the status bar counts it.
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
       return written.trim();
     });
 
@@ -240,12 +242,14 @@ async function waitFor(predicate, timeoutMs, what) {
     });
 
     // Last: an open .rules file is a layer, and Codex refuses a policy with a broken file in it.
-    await check('broken rules file: squiggle and Problems entry', async () => {
+    await check('broken rules file: squiggle, Problems entry, status bar warning', async () => {
       await quickOpen(page, 'other/broken.rules');
       await page.waitForSelector(`${sel.activeEditorLines}:has-text("maybe")`, { timeout: 20000 });
       await waitFor(async () => (await languageOf()) === 'Codex Rules', 10000, 'first-line claim');
       await page.waitForSelector(`${sel.activeEditorLines} ~ * ${sel.squiggleError}, .editor-group-container.active ${sel.squiggleError}`, { timeout: 30000 });
       await page.keyboard.press('Control+Shift+M');
+      // Codex would refuse the whole policy: the status bar item warns.
+      await page.locator(`${sel.statusItem}:has-text("workspace-write") .codicon-warning`).first().waitFor({ timeout: 15000 });
       const row = page.locator(sel.problemsRow, { hasText: 'maybe' }).filter({ hasNotText: 'refuses' }).first();
       await row.waitFor({ timeout: 15000 });
       const text = (await row.innerText()).replace(/\s+/g, ' ');

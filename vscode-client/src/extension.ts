@@ -23,7 +23,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const traces = new TraceDocuments();
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
-    (client) => client.onNotification('shellgate/status', (p: { rules?: number }) => status.setRules(p?.rules)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
   ]);
   server = srv;
@@ -76,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!client) return;
       try {
         await runCommand(client, command.trim(), runOut);
+        refreshStatus();
       } catch (e) {
         runOut.appendLine(`[error: ${errorText(e)}]`);
         void vscode.window.showErrorMessage(`ShellGate: run failed: ${errorText(e)}`);
@@ -91,6 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!client) return;
       try {
         await askAgent(client, agent, task.trim());
+        refreshStatus();
       } catch (e) {
         agent.out.appendLine(`[error: ${errorText(e)}]`);
         void vscode.window.showErrorMessage(`ShellGate agent: ${errorText(e)}`);
@@ -106,6 +107,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await srv.restart();
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+  );
+
+  // The status bar's rule count follows the rules: edits, saves, files on disk, amendments.
+  let statusTimer: NodeJS.Timeout | undefined;
+  const refreshStatus = (): void => {
+    clearTimeout(statusTimer);
+    statusTimer = setTimeout(() => { void status.refresh(srv.current); }, 400);
+  };
+  const rulesWatcher = vscode.workspace.createFileSystemWatcher('**/*.rules');
+  context.subscriptions.push(
+    rulesWatcher, rulesWatcher.onDidChange(refreshStatus), rulesWatcher.onDidCreate(refreshStatus),
+    rulesWatcher.onDidDelete(refreshStatus),
+    vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.languageId === LANGUAGE_ID) refreshStatus(); }),
+    vscode.workspace.onDidOpenTextDocument((d) => { if (d.languageId === LANGUAGE_ID) refreshStatus(); }),
+    vscode.workspace.onDidCloseTextDocument((d) => { if (d.languageId === LANGUAGE_ID) refreshStatus(); }),
   );
 
   // Restart when a setting the server reads at start changes (debounced: one restart per burst).

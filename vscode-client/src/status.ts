@@ -4,11 +4,17 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import * as settings from './settings';
 
-export interface ServerStatus { rules?: number; files?: string[] }
+/** The server's `shellgate/status` answer. */
+export interface ServerStatus {
+  rules?: number;
+  files?: string[];
+  layers?: string[];
+  refused?: { path: string; line: number; column: number; message: string }[];
+}
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('shellgate.status', vscode.StatusBarAlignment.Left, 50);
-  private rules: number | undefined;
+  private status: ServerStatus = {};
   private running = false;
 
   constructor() {
@@ -20,29 +26,35 @@ export class StatusItem implements vscode.Disposable {
 
   setRunning(running: boolean): void { this.running = running; this.render(); }
 
-  /** Asks the server for its counts (`shellgate/status`); an older server simply has none. */
+  /** Asks the server what it loaded (`shellgate/status`); an older server simply has no answer. */
   async refresh(client: LanguageClient | undefined): Promise<void> {
-    this.rules = undefined;
+    let status: ServerStatus = {};
     if (client) {
       try {
-        const st = (await client.sendRequest('shellgate/status', {})) as ServerStatus | null;
-        this.rules = typeof st?.rules === 'number' ? st.rules : undefined;
+        status = ((await client.sendRequest('shellgate/status', {})) as ServerStatus | null) ?? {};
       } catch { /* no such request */ }
     }
+    this.status = status;
     this.render();
   }
 
-  setRules(n: number | undefined): void { this.rules = n; this.render(); }
-
   render(): void {
     const s = settings.read();
-    const count = this.rules === undefined ? '' : ` · ${this.rules} rule${this.rules === 1 ? '' : 's'}`;
-    this.item.text = `${this.running ? '$(shield)' : '$(circle-slash)'} ${s.approvalPolicy} · ${s.sandboxMode}${count}`;
-    this.item.tooltip = new vscode.MarkdownString(
-      `**ShellGate** ${this.running ? 'server running' : 'server not running'}\n\n` +
-      `- approval policy: \`${s.approvalPolicy}\`\n- sandbox: \`${s.sandboxMode}\`\n` +
-      `- rules loaded: ${this.rules ?? 'unknown'}\n\nClick to change the policy or the sandbox mode.`,
-    );
+    const { rules, files = [], layers = [], refused = [] } = this.status;
+    const count = rules === undefined ? '' : ` · ${rules} rule${rules === 1 ? '' : 's'}`;
+    const icon = !this.running ? '$(circle-slash)' : refused.length ? '$(warning)' : '$(shield)';
+    this.item.text = `${icon} ${s.approvalPolicy} · ${s.sandboxMode}${count}`;
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**ShellGate**: ${this.running ? 'server running' : 'server not running'}\n\n`);
+    tip.appendMarkdown(`approval policy \`${s.approvalPolicy}\`, sandbox \`${s.sandboxMode}\`\n\n`);
+    if (rules !== undefined) tip.appendMarkdown(`${rules} rules from ${files.length} file${files.length === 1 ? '' : 's'}:\n\n`);
+    files.forEach((f, i) => { tip.appendMarkdown('- '); tip.appendText(`${f} [${layers[i] ?? '?'}]`); tip.appendMarkdown('\n'); });
+    if (refused.length) {
+      tip.appendMarkdown('\n$(warning) **Codex refuses the rules** (it would run with none of them):\n\n');
+      for (const r of refused) { tip.appendMarkdown('- '); tip.appendText(`${r.path}:${r.line}:${r.column}: ${r.message}`); tip.appendMarkdown('\n'); }
+    }
+    tip.appendMarkdown('\nClick to change the policy or the sandbox mode.');
+    this.item.tooltip = tip;
   }
 
   dispose(): void { this.item.dispose(); }
