@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from shellgate.rules import shlex_rs
 from shellgate.rules.decision import Decision
@@ -63,6 +64,14 @@ class Collector:
 
     def prefix_rule(self, *args: object, **kwargs: object) -> None:
         self.calls += 1
+        # The common call (keywords, pattern of strings and alternatives, valid decision, no
+        # justification or examples) is built directly; anything else takes the full path,
+        # which validates everything in Codex's order.
+        if not args and "pattern" in kwargs and kwargs.keys() <= _PLAIN_KEYS:
+            plain = self._plain_prefix_rule(kwargs["pattern"], kwargs.get("decision", "allow"))
+            if plain:
+                self.rules.extend(plain)
+                return
         a = _bind("prefix_rule", args, kwargs)
         decision = _decision(a.get("decision", "allow"))
         justification = _justification(a.get("justification"))
@@ -83,6 +92,18 @@ class Collector:
         self.rules.extend(rules)
         if match or not_match:
             self.pending.append(PendingExamples(rules, match, not_match, self.calls))
+
+    def _plain_prefix_rule(self, pattern: object, raw_decision: object) -> list[PrefixRule]:
+        decision = _DECISIONS.get(raw_decision) if type(raw_decision) is str else None
+        if decision is None or type(pattern) is not list or not pattern:
+            return []
+        tokens = [_plain_position(t) for t in pattern]
+        first = tokens[0]
+        if first is None or None in tokens:
+            return []
+        rest = cast(tuple[tuple[str, ...], ...], tuple(tokens[1:]))
+        span, layer = self.span, self.layer
+        return [PrefixRule(alt, rest, decision, None, span, layer) for alt in first]
 
     def host_executable(self, *args: object, **kwargs: object) -> None:
         self.calls += 1
@@ -171,6 +192,16 @@ def _bind(name: str, args: Sequence[object], kwargs: Mapping[str, object]) -> di
 
 
 _DECISIONS = {d.value: d for d in Decision}
+_PLAIN_KEYS = frozenset(["pattern", "decision"])
+
+
+def _plain_position(token: object) -> tuple[str, ...] | None:
+    """A pattern position as its alternatives, if it is plainly valid; else None."""
+    if type(token) is str:
+        return (token,)
+    if type(token) is list and token and all(type(t) is str for t in token):
+        return tuple(token)
+    return None
 
 
 def _decision(raw: object) -> Decision:

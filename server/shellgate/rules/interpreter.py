@@ -71,6 +71,16 @@ class Run:
 
     def wrap(self, fn: object) -> object:
         assert callable(fn)
+        if not self.site_spans and self.sentinel is None:
+            # Plain files: no call sites, no depth (nothing enters), no NULs to restore.
+            def plain(*args: object, **kwargs: object) -> None:
+                try:
+                    fn(*args, **kwargs)
+                except BaseException as exc:
+                    self.raised, self.raised_site = exc, -1
+                    raise
+
+            return plain
 
         def builtin(*args: object, **kwargs: object) -> None:
             site, self.site = self.site, -1
