@@ -119,6 +119,8 @@ def test_broken_rules_exit_1_with_file_line_column(home: Path, tmp_path: Path) -
         ["--sandbox", "none", "--", "ls"],
         ["--sandbox-permissions", "with_additional_permissions", "--", "ls"],
         ["ls", "-la"],
+        ["--project", "/nonexistent/project", "--", "ls"],
+        ["--codex-home", "/nonexistent/home", "--", "ls"],
     ],
 )
 def test_usage_errors_exit_2(home: Path, args: list[str]) -> None:

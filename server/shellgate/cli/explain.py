@@ -98,6 +98,11 @@ def main(argv: list[str]) -> int:
         )
         return 2
 
+    for flag, folder in (("--codex-home", args.codex_home), ("--project", args.project)):
+        if folder is not None and not os.path.isdir(folder):
+            print(f"shellgate explain: error: {flag}: no such directory: {folder}", file=sys.stderr)
+            return 2
+
     from shellgate.approval.context import (
         ApprovalPolicy,
         ExecContext,
