@@ -126,3 +126,29 @@ def test_deny_list_wins_over_allow() -> None:
     assert rules.decide("b.example.com") == (True, "allow-list")
     assert rules.decide("A.Example.com") == (False, "blocked-by-denylist")
     assert rules.decide("example.org") == (False, "blocked-by-allowlist")
+
+
+def test_host_unix_sockets_are_unreachable_with_the_network_off(
+    probe: SandboxProbe, workspace: Path
+) -> None:
+    """A named Unix socket can be connected to even on a read-only mount (docker.sock, tmux):
+    with the network off, socket() is refused outright; socketpair() still works."""
+    path = workspace.parent / "host.sock"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen()
+    try:
+        with socket.socket(socket.AF_UNIX) as c:
+            c.connect(str(path))  # control: reachable from the host
+        code = (
+            "import socket\n"
+            "a, b = socket.socketpair(); a.send(b'p'); print('pair', b.recv(1))\n"
+            "try:\n"
+            f"    socket.socket(socket.AF_UNIX).connect({str(path)!r}); print('REACHED')\n"
+            "except OSError as e:\n"
+            "    print('refused', e.errno)\n"
+        )
+        r = run_in(probe, workspace, ["python3", "-c", code])
+        assert r.stdout == "pair b'p'\nrefused 1\n", r.stdout + r.stderr
+    finally:
+        srv.close()

@@ -1,8 +1,12 @@
 """A seccomp BPF program for bubblewrap's ``--seccomp FD``, written by hand (no dependency).
 
 Codex denies io_uring in every mode (it can create sockets without ``socket()``) and, with the
-network cut, every socket family but AF_UNIX. With the proxy, the in-sandbox bridge needs
-AF_INET/AF_INET6 on the sandbox's own loopback; the network namespace still has no route out.
+network cut, every socket family but AF_UNIX. We go further with the network cut: no
+``socket()`` at all, only ``socketpair(AF_UNIX)`` (pipes between a command's own processes).
+A named Unix socket is reachable even on a read-only mount, so AF_UNIX ``socket()`` would let a
+command talk to the host's docker, tmux or ssh-agent sockets. With the proxy, the in-sandbox
+bridge needs AF_UNIX (to reach the proxy) and AF_INET/AF_INET6 on the sandbox's own loopback;
+the network namespace still has no route out.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 
 
 class SocketFilter(enum.Enum):
-    UNIX_ONLY = "unix-only"  # network cut
+    UNIX_ONLY = "unix-only"  # network cut: socketpair(AF_UNIX) only, no socket() at all
     PROXY_ROUTED = "proxy-routed"  # network through the in-sandbox bridge only
     NONE = "none"  # full network: only io_uring is denied
 
@@ -61,9 +65,10 @@ def program(mode: SocketFilter, machine: str | None = None) -> list[tuple[int, i
         raise SeccompUnsupported(
             f"no seccomp filter for architecture {machine or platform.machine()}"
         )
-    families = {
-        SocketFilter.UNIX_ONLY: (AF_UNIX,),
-        SocketFilter.PROXY_ROUTED: (AF_UNIX, AF_INET, AF_INET6),
+    # Families allowed for socket() and for socketpair().
+    families: dict[SocketFilter, tuple[tuple[int, ...], tuple[int, ...]]] = {
+        SocketFilter.UNIX_ONLY: ((), (AF_UNIX,)),
+        SocketFilter.PROXY_ROUTED: ((AF_UNIX, AF_INET, AF_INET6), (AF_UNIX,)),
     }
     # Build with symbolic labels, then resolve: easier to read than hand-counted offsets.
     ins: list[tuple[int, str | int, str | int, int] | str] = [
@@ -76,11 +81,16 @@ def program(mode: SocketFilter, machine: str | None = None) -> list[tuple[int, i
     for nr in arch.io_uring:
         ins.append((_JEQ_K, "eperm", 0, nr))
     if mode is not SocketFilter.NONE:
-        ins += [(_JEQ_K, "domain", 0, arch.socket), (_JEQ_K, "domain", 0, arch.socketpair)]
-    ins += ["allow", (_RET_K, 0, 0, _RET_ALLOW)]
+        ins += [(_JEQ_K, "socket", 0, arch.socket), (_JEQ_K, "pair", 0, arch.socketpair)]
+    ins += [(_RET_K, 0, 0, _RET_ALLOW)]
     if mode is not SocketFilter.NONE:
-        ins += ["domain", (_LD_W_ABS, 0, 0, _OFF_ARG0)]
-        ins += [(_JEQ_K, "family_ok", 0, fam) for fam in families[mode]]
+        for label, allowed in zip(("socket", "pair"), families[mode], strict=True):
+            ins += [label, (_LD_W_ABS, 0, 0, _OFF_ARG0)]
+            if not allowed:
+                ins.append((_JEQ_K, "eperm", "eperm", 0))  # whatever the family
+            for i, fam in enumerate(allowed):
+                last = i == len(allowed) - 1
+                ins.append((_JEQ_K, "family_ok", "eperm" if last else 0, fam))
     ins += ["eperm", (_RET_K, 0, 0, _RET_ERRNO_EPERM), "kill", (_RET_K, 0, 0, _RET_KILL_PROCESS)]
     ins += ["family_ok", (_RET_K, 0, 0, _RET_ALLOW)]  # BPF jumps only forward
 
