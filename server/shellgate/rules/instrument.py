@@ -19,6 +19,7 @@ SITE = "__sg_site"
 TICK = "__sg_tick"
 ENTER = "__sg_enter"
 LEAVE = "__sg_leave"
+FORMAT = "__sg_fmt"
 _VAR = "__sg_v"
 
 
@@ -113,6 +114,16 @@ def _start(node_end: tuple[int, int]) -> Order:
 
 
 _REPLACE: Order = (1, 0, 0)
+# starlark-rust's `codepoints()` gives integers (starlark-go's `codepoint_ords()`); the
+# starlark-go names are unknown attributes in Codex.
+_RENAMED_METHODS = {
+    "codepoints": "codepoint_ords",
+    "codepoint_ords": "__sg_codepoint_ords",
+    "elem_ords": "__sg_elem_ords",
+}
+_FIRST: Order = (-1, 0, 0)  # before anything else at its position
+_LAST: Order = (3, 0, 0)  # after anything else at its position
+_SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.Pass, ast.Break, ast.Continue)
 
 # Calls of these names (when the file does not rebind them) cannot reach user code, so they
 # need no call-depth tracking: Starlark's universe (but not sorted/min/max, whose `key` is a
@@ -172,11 +183,36 @@ def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
             replaced.extend(_fstring(node, scan))
         elif isinstance(node, ast.Call):
             _instrument_call(node, scan, edits, sites, bound)
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and not (isinstance(node.left, ast.Constant) and isinstance(node.left.value, str))
+        ):
+            # A format string built at run time: checked as Codex would when it is used.
+            start, end = _expr_bounds(node.left, scan, None)
+            edits.append((*start, 0, f"{FORMAT}(", _FIRST))
+            edits.append((*end, 0, ")", _LAST))
+        elif isinstance(node, ast.Attribute) and node.attr in _RENAMED_METHODS:
+            at_line, at_end = scan.pos(node.end_lineno or node.lineno, node.end_col_offset or 0)
+            new = _RENAMED_METHODS[node.attr]
+            replaced.append((at_line, at_end - len(node.attr), len(node.attr), new, _REPLACE))
         elif isinstance(node, (ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)):
             outer = scan.pos(node.lineno, node.col_offset)
             for gen in node.generators:
                 _, end = _expr_bounds(gen.iter, scan, None)
                 edits.append((end[0], end[1], 0, f" if {TICK}()", _end(outer)))
+        elif isinstance(node, ast.For) and isinstance(node.body[0], _SIMPLE_STATEMENTS):
+            # Tick in the body, so the loop iterates its own sequence: mutating it while
+            # iterating stays an error, as in Codex.
+            first = scan.pos(node.body[0].lineno, node.body[0].col_offset)
+            edits.append((*first, 0, f"{TICK}(); ", _FIRST))
+        elif isinstance(node, ast.For) and isinstance(node.body[0], (ast.If, ast.For)):
+            # The body opens with `if`/`for`: tick in its header, `(tick() and (header))`.
+            inner = node.body[0]
+            header = inner.test if isinstance(inner, ast.If) else inner.iter
+            start, end = _expr_bounds(header, scan, None)
+            edits.append((*start, 0, f"({TICK}() and (", _FIRST))
+            edits.append((*end, 0, "))", _LAST))
         elif isinstance(node, ast.For):
             start, end = _expr_bounds(node.iter, scan, None)
             stmt_start = scan.pos(node.lineno, node.col_offset)

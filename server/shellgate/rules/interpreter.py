@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from shellgate.rules import instrument, nul
+from shellgate.rules import dialect, instrument, nul
 from shellgate.rules.builtins import Collector
 from shellgate.rules.errors import RulesError
 from shellgate.rules.source import SourceSpan
@@ -103,6 +103,15 @@ class Run:
         return builtin
 
 
+def check_format(value: object) -> object:
+    """The left operand of a `%` (see `instrument`): a format string Codex refuses fails."""
+    if isinstance(value, str):
+        bad = dialect.refused_conversion(value)
+        if bad is not None:
+            raise ValueError(f"Unsupported format character: '{bad}'")
+    return value
+
+
 class StarlarkFailure(Exception):
     def __init__(self, kind: str, message: str, line: int, column: int, backtrace: str = ""):
         super().__init__(message)
@@ -142,6 +151,7 @@ def run_starlark(source: str, path: str, collector: Collector, run: Run) -> None
     functions: dict[str, object] = {k: run.wrap(v) for k, v in collector.functions().items()}
     functions[instrument.SITE] = run.mark
     functions[instrument.TICK] = run.tick
+    functions[instrument.FORMAT] = check_format
     functions[instrument.ENTER] = run.enter
     functions[instrument.LEAVE] = run.leave
     try:
@@ -175,6 +185,13 @@ def codex_wording(message: str) -> str:
     call = re.fullmatch(r"invalid call of non-function \((\w+)\)", message)
     if call:
         return f"Operation `call()` not supported on type `{call.group(1)}`"
+    attr = re.fullmatch(
+        r"(\w+) has no \.(?:__sg_)?(\w+) field or method( \(did you mean .*)?", message
+    )
+    if attr:
+        return f"Object of type `{attr.group(1)}` has no attribute `{attr.group(2)}`"
+    if "during iteration" in message:
+        return "This operation mutates an iterable for an iterator while iterating."
     if message == "floored division by zero":
         return "Floor division by zero"
     m = re.fullmatch(r"undefined: (\w+)", message)

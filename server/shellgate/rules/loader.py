@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from shellgate.rules import dialect, examples, instrument, interpreter, nul, syntax
+from shellgate.rules import dialect, examples, instrument, interpreter, literals, nul, syntax
 from shellgate.rules.builtins import BuiltinError, Collector
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
@@ -154,6 +154,23 @@ def _evaluate(text: str, path: str, collector: Collector, *, spans: bool) -> lis
 def _evaluate_unpaused(
     text: str, path: str, collector: Collector, *, spans: bool
 ) -> list[syntax.Call]:
+    # Literals starlark-rust reads and starlark-go or Python do not (see `literals`). Only
+    # errors are mapped back to the original columns; spans on such lines are of the new text.
+    text, moved = literals.normalize(text)
+    if moved is None:
+        return _evaluate_normalized(text, path, collector, spans=spans)
+    try:
+        return _evaluate_normalized(text, path, collector, spans=spans)
+    except RulesError as err:
+        err.column = moved.original(err.line, err.column) if err.column else 0
+        if err.end_line == err.line and err.end_column:
+            err.end_column = moved.original(err.end_line, err.end_column)
+        raise
+
+
+def _evaluate_normalized(
+    text: str, path: str, collector: Collector, *, spans: bool
+) -> list[syntax.Call]:
     dialect.check_text(text, path)
     # NULs (raw or escaped) become a same-length sentinel first: neither Python's parser nor
     # the binding takes them. Positions do not move, so `text` stays the reference.
@@ -164,6 +181,7 @@ def _evaluate_unpaused(
     site_spans: list[SourceSpan | None] = []
     site_lparens: list[tuple[int, int]] = []
     source = text
+    refused_percent = "%" in text and dialect.MAY_USE_REFUSED_PERCENT.search(text) is not None
     if spans or dialect.needs_instrumenting(text):
         tree, reason = syntax.parse_module_or_reason(text)
         if tree is None:
@@ -179,7 +197,7 @@ def _evaluate_unpaused(
         all_nodes = syntax.nodes(tree)
         dialect.check_print(all_nodes, lines, path)
         dialect.check_no_while(all_nodes, lines, path)
-        if "%(" in text:
+        if refused_percent:
             dialect.check_percent_mapping(all_nodes, lines, path)
         if not text.isascii():
             dialect.check_identifiers(all_nodes, lines, path)
@@ -189,12 +207,12 @@ def _evaluate_unpaused(
         source, columns = rewritten.text, rewritten.columns
         site_lparens = rewritten.sites
         site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
-    elif dialect.mentions_print(text) or not text.isascii() or "%(" in text:
+    elif dialect.mentions_print(text) or not text.isascii() or refused_percent:
         tree = syntax.parse_module(text)
         if tree is not None:
             all_nodes = syntax.nodes(tree)
             dialect.check_print(all_nodes, lines, path)
-            if "%(" in text:
+            if refused_percent:
                 dialect.check_percent_mapping(all_nodes, lines, path)
             if not text.isascii():
                 dialect.check_identifiers(all_nodes, lines, path)

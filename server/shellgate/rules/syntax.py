@@ -7,6 +7,7 @@ Starlark's syntax is (nearly) a subset of Python's, so Python's `ast` reads it. 
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 
 from shellgate.rules.source import SourceSpan
@@ -100,7 +101,10 @@ def parse_module(text: str) -> ast.Module | None:
 def parse_module_or_reason(text: str) -> tuple[ast.Module | None, str]:
     """Python's parse of the text, or None and Python's reason."""
     try:
-        return ast.parse(text, mode="exec"), ""
+        with warnings.catch_warnings():  # Codex keeps unknown escapes: no warning for them
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text, mode="exec"), ""
     except SyntaxError as err:
         return None, f"{err.msg} (line {err.lineno})" if err.lineno else err.msg
     except (ValueError, RecursionError, MemoryError) as err:
