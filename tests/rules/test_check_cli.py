@@ -81,10 +81,28 @@ def test_resolved_program_and_escaping(tmp_path: Path, policy: Path) -> None:
     [
         (["--rules", "p.rules"], "error: the following required arguments were not provided:"),
         (["--", "ls"], "error: the following required arguments were not provided:"),
+        # As in Codex, an unknown option starts the command (so `--rules` is part of it).
         (
             ["--bogus", "--rules", "p.rules", "--", "ls"],
-            "error: unexpected argument '--bogus' found",
+            "error: the following required arguments were not provided:",
         ),
+        (
+            ["--rules", "p.rules", "--rules", "--", "ls"],
+            "error: a value is required for '--rules <PATH>' but none was supplied",
+        ),
+        (
+            ["--rules=", "--", "ls"],
+            "error: a value is required for '--rules <PATH>' but none was supplied",
+        ),
+        (
+            ["--rules", "p.rules", "--pretty", "--pretty", "--", "ls"],
+            "error: the argument '--pretty' cannot be used multiple times",
+        ),
+        (
+            ["--rules", "p.rules", "--pretty=true", "--", "ls"],
+            "error: unexpected value 'true' for '--pretty' found; no more were expected",
+        ),
+        (["-rp.rules", "--", "ls"], "error: the following required arguments were not provided:"),
     ],
 )
 def test_usage_errors_exit_2(

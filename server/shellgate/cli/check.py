@@ -36,9 +36,18 @@ class _Usage(Exception):
     pass
 
 
+# Arguments clap never takes as the value of `--rules` (it asks for a value instead).
+_NOT_VALUES = frozenset(
+    ["--", "-r", "--rules", "--pretty", "--resolve-host-executables", "-h", "--help"]
+)
+_SWITCHES = ("--pretty", "--resolve-host-executables", "--help")
+
+
 def _parse_args(argv: list[str]) -> tuple[list[str], bool, bool, list[str]] | None:
+    """Codex's clap parser: options until `--` or the first other argument, which (even when
+    it looks like an option: `--bogus`, `-rFILE`) starts the command."""
     rules: list[str] = []
-    pretty = resolve = False
+    switches: set[str] = set()
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -47,27 +56,30 @@ def _parse_args(argv: list[str]) -> tuple[list[str], bool, bool, list[str]] | No
             break
         if a in ("-h", "--help"):
             return None
-        if a in ("-r", "--rules"):
-            if i + 1 >= len(argv):
+        if a in ("-r", "--rules") or a.startswith("--rules="):
+            value = a[len("--rules=") :] if "=" in a else None
+            if value is None and i + 1 < len(argv) and argv[i + 1] not in _NOT_VALUES:
+                value = argv[i + 1]
+                i += 1
+            if not value:
                 raise _Usage(
                     "error: a value is required for '--rules <PATH>' but none was supplied"
                 )
-            rules.append(argv[i + 1])
-            i += 2
-            continue
-        if a.startswith("--rules="):
-            rules.append(a.split("=", 1)[1])
-        elif a.startswith("-r") and len(a) > 2 and not a.startswith("--"):
-            rules.append(a[2:].removeprefix("="))
-        elif a == "--pretty":
-            pretty = True
-        elif a == "--resolve-host-executables":
-            resolve = True
-        elif a.startswith("-") and a != "-":
-            raise _Usage(f"error: unexpected argument '{a}' found")
+            rules.append(value)
+        elif a in _SWITCHES:
+            if a in switches:
+                raise _Usage(f"error: the argument '{a}' cannot be used multiple times")
+            switches.add(a)
+        elif a.startswith(tuple(f"{flag}=" for flag in _SWITCHES)):
+            flag, value = a.split("=", 1)
+            raise _Usage(
+                f"error: unexpected value '{value}' for '{flag}' found; no more were expected"
+            )
         else:
             break
         i += 1
+    pretty = "--pretty" in switches
+    resolve = "--resolve-host-executables" in switches
     command = argv[i:]
     missing = []
     if not rules:
