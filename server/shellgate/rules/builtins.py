@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from shellgate.rules import shlex_rs
 from shellgate.rules.decision import Decision
@@ -97,13 +96,19 @@ class Collector:
         decision = _DECISIONS.get(raw_decision) if type(raw_decision) is str else None
         if decision is None or type(pattern) is not list or not pattern:
             return []
-        tokens = [_plain_position(t) for t in pattern]
-        first = tokens[0]
-        if first is None or None in tokens:
-            return []
-        rest = cast(tuple[tuple[str, ...], ...], tuple(tokens[1:]))
-        span, layer = self.span, self.layer
-        return [PrefixRule(alt, rest, decision, None, span, layer) for alt in first]
+        rest: list[tuple[str, ...]] = []
+        for token in pattern:
+            if type(token) is str:
+                rest.append((token,))
+            elif type(token) is list and token and all(type(t) is str for t in token):
+                rest.append(tuple(token))
+            else:
+                return []
+        first = rest.pop(0)
+        tail, span, layer = tuple(rest), self.span, self.layer
+        if len(first) == 1:
+            return [PrefixRule(first[0], tail, decision, None, span, layer)]
+        return [PrefixRule(alt, tail, decision, None, span, layer) for alt in first]
 
     def host_executable(self, *args: object, **kwargs: object) -> None:
         self.calls += 1
@@ -193,15 +198,6 @@ def _bind(name: str, args: Sequence[object], kwargs: Mapping[str, object]) -> di
 
 _DECISIONS = {d.value: d for d in Decision}
 _PLAIN_KEYS = frozenset(["pattern", "decision"])
-
-
-def _plain_position(token: object) -> tuple[str, ...] | None:
-    """A pattern position as its alternatives, if it is plainly valid; else None."""
-    if type(token) is str:
-        return (token,)
-    if type(token) is list and token and all(type(t) is str for t in token):
-        return tuple(token)
-    return None
 
 
 def _decision(raw: object) -> Decision:
