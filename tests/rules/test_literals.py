@@ -142,3 +142,26 @@ def test_plain_calls_take_the_fast_path_with_the_same_result(tmp_path: Path) -> 
     plain = [(r.first, r.rest, r.decision) for r in load_policy([plain_file]).rules]
     assert plain == [(r.first, r.rest, r.decision) for r in load_policy([full_file]).rules]
     assert len(plain) == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "tab_at"),
+    [
+        ("x = 1\t\n", (1, 6)),
+        ("x = [1,\n\t2]\n", (2, 1)),
+        ("def f():\n\treturn 1\n", (2, 1)),
+        ("x = 1 #\tc\n", None),
+        ('x = "a\tb"\n', None),
+        ('x = """a\n\tb"""\n', None),
+        ("\t\nx = 1\n", None),
+        ("# c\n\t# d\n", None),
+    ],
+)
+def test_tabs_only_refused_in_code(text: str, tab_at: tuple[int, int] | None) -> None:
+    parsed = parse_text(text, "p.rules")
+    if tab_at is None:
+        assert parsed.error is None
+    else:
+        assert parsed.error is not None
+        assert parsed.error.message == "Parse error: tabs are not allowed"
+        assert (parsed.error.line, parsed.error.column) == tab_at

@@ -104,7 +104,7 @@ def test_syntax_and_name_errors_have_positions() -> None:
         ('\ufeffprefix_rule(pattern=["ls"])\n', "Parse error: invalid input `\ufeff`"),
         (
             'if True:\n\tprefix_rule(pattern=["ls"])\n',
-            "Parse error: tab indentation is not allowed",
+            "Parse error: tabs are not allowed",
         ),
         ('print("hi")\n', "Variable `print` not found"),
         ("i = 0\nwhile i < 2:\n    i += 1\n", None),

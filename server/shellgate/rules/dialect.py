@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from shellgate.rules import syntax
+from shellgate.rules import literals, syntax
 from shellgate.rules.errors import RulesError
 
 MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark-go's
@@ -15,7 +15,6 @@ MAX_NESTING = 1000  # brackets; deeper crashes Codex's parser and slows starlark
 _KEYWORDS_THAT_REPEAT = tuple(re.compile(kw + r"\b") for kw in ("for", "def", "lambda", "while"))
 _PRINT = re.compile(r"print\b")
 _LONE_CR = re.compile(r"\r(?!\n)")
-_TAB_INDENT = re.compile(r"^[ ]*\t", re.MULTILINE)
 _BRACKETS = re.compile(r"[\[\](){}]")
 _DEPTH = {"[": 1, "(": 1, "{": 1, "]": -1, ")": -1, "}": -1}
 
@@ -84,7 +83,7 @@ def has_word(text: str, pattern: re.Pattern[str]) -> bool:
 
 
 def check_text(text: str, path: str) -> None:
-    """starlark-rust rejects what starlark-go accepts: a BOM, tab indentation; and bound the
+    """starlark-rust rejects what starlark-go accepts: a BOM, tabs in code; and bound the
     nesting depth (Codex's parser overflows its stack; Python's stops at 200 levels)."""
     if _may_nest_too_deep(text):
         _too_deep(text, path)
@@ -103,14 +102,14 @@ def check_text(text: str, path: str) -> None:
                 column=lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1,
                 code="syntax-error",
             )
-    tab = _TAB_INDENT.search(text) if "\t" in text else None
+    tab = literals.first_code_tab(text)
     if tab is not None:
-        line = text.count("\n", 0, tab.start()) + 1
+        line = text.count("\n", 0, tab) + 1
         raise RulesError(
-            "Parse error: tab indentation is not allowed",
+            "Parse error: tabs are not allowed",
             path=path,
             line=line,
-            column=tab.end() - tab.start(),
+            column=tab - (text.rfind("\n", 0, tab) + 1) + 1,
             code="syntax-error",
         )
 

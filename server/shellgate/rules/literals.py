@@ -164,3 +164,35 @@ def _field_literal(text: str, start: int, outer: str, edits: _Edits) -> int:
     if isinstance(value, str) and other not in value and value.isprintable():
         edits.replace(start, end, other + value + other)
     return end
+
+
+def first_code_tab(text: str) -> int | None:
+    """Where the first tab Codex refuses is: one outside literals and comments, on a line that
+    holds code (a blank or comment-only line may hold tabs)."""
+    if "\t" not in text:
+        return None
+    scratch = _Edits(text)
+    i, n = 0, len(text)
+    while i <= n:
+        m = _START.search(text, i)
+        end = m.start() if m else n
+        tab = text.find("\t", i, end)
+        while tab >= 0:
+            if not _on_blank_line(text, tab):
+                return tab
+            tab = text.find("\t", tab + 1, end)
+        if m is None:
+            return None
+        if m.group() == "#":
+            eol = text.find("\n", m.start())
+            i = n if eol < 0 else eol
+        else:
+            i = _literal(text, m.start(), m.end(), scratch)
+    return None
+
+
+def _on_blank_line(text: str, at: int) -> bool:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    rest = text[at + 1 : len(text) if end < 0 else end].strip(" \t\f\r")
+    return not text[start:at].strip(" \t\f") and (not rest or rest.startswith("#"))
