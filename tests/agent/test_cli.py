@@ -36,7 +36,8 @@ def agent(tmp_path: Path, *args: str, stdin: str = "", script: list | None = Non
     if script is not None:
         (tmp_path / "script.json").write_text(json.dumps(script))
         extra = ["--standin", str(tmp_path / "script.json")]
-    env = {**os.environ, "CODEX_HOME": str(tmp_path / "codex-home")}
+    env = {**os.environ, "CODEX_HOME": str(tmp_path / "codex-home"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = subprocess.run(
         [sys.executable, "-m", "shellgate", "agent", "--cwd", str(ws), "--transcript",
          str(transcript), *extra, *args],

@@ -19,7 +19,7 @@ SHELLGATE = [sys.executable, "-m", "shellgate"]
 
 
 def sg(cwd: Path, home: Path, *args: str, answers: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CODEX_HOME": str(home)}
+    env = {**os.environ, "CODEX_HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
     return subprocess.run([*SHELLGATE, "run", *args], cwd=cwd, env=env, input=answers,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
 

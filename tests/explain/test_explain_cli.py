@@ -135,7 +135,7 @@ def test_cached_policy_gives_the_same_answer_and_follows_edits(home: Path, tmp_p
     rules.write_text('prefix_rule(pattern=["make"], decision="prompt")\n', encoding="utf-8")
     args = ["--json", "--rules", str(rules), "--", "make", "all"]
     first = _run(args, home)
-    assert list((home.parent / "cache" / "shellgate" / "explain").iterdir())
+    assert list((home.parent / "cache" / "shellgate" / "layers").iterdir())
     second = _run(args, home)
     assert first.stdout == second.stdout
     assert json.loads(second.stdout)["segments"][0]["matched_rules"][0]["line"] == 1

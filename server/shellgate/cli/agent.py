@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from shellgate.cli import common
+
+PROG = "shellgate agent"
 EXIT_MODEL_ERROR = 1
 EXIT_RULES_ERROR = 120
 EXIT_ABORTED = 123
@@ -34,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
 
     d = AgentConfig()
     p = argparse.ArgumentParser(
-        prog="shellgate agent", usage=USAGE,
+        prog=PROG, usage=USAGE,
         description="Give a task to a model (any OpenAI-compatible server, or the bundled "
         "stand-in); every command it proposes passes the rules, your approval when the policy "
         "asks, and the sandbox.",
@@ -153,22 +156,16 @@ def main(argv: list[str]) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
-        return 0 if exc.code == 0 else 2
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"shellgate agent: error: --cwd {cwd}: no such directory", file=sys.stderr)
-        return 2
+        return common.exit_status(exc)
+    cwd = common.workdir(PROG, args.cwd)
+    if isinstance(cwd, int):
+        return cwd
     if args.max_turns < 1 or args.budget <= 0:
-        print("shellgate agent: error: --max-turns and --budget must be positive",
-              file=sys.stderr)
+        print(f"{PROG}: error: --max-turns and --budget must be positive", file=sys.stderr)
         return 2
-    from shellgate.approval.context import ApprovalPolicy
-
-    try:
-        approval = ApprovalPolicy.parse(args.approval_policy)
-    except ValueError as exc:
-        print(f"shellgate agent: error: --approval-policy: {exc}", file=sys.stderr)
-        return 2
+    approval = common.approval_policy(PROG, args.approval_policy)
+    if isinstance(approval, int):
+        return approval
     standin_script = None
     if args.standin:
         from shellgate.agent.standin import load_script
@@ -176,20 +173,18 @@ def main(argv: list[str]) -> int:
         try:
             standin_script = load_script(Path(args.standin))
         except ValueError as exc:
-            print(f"shellgate agent: error: --standin: {exc}", file=sys.stderr)
+            print(f"{PROG}: error: --standin: {exc}", file=sys.stderr)
             return 2
-    from shellgate.rules.errors import RulesError
-    from shellgate.rules.layers import default_codex_home, discover_layers, load_layers
+    from shellgate.rules.layers import default_codex_home
 
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    try:
-        policy = load_layers(discover_layers(
-            codex_home=codex_home, project=Path(args.project) if args.project else None,
-            extra_rules=args.rules))
-    except RulesError as exc:
-        print(f"shellgate agent: error: {exc}", file=sys.stderr)
-        print("nothing ran: fix the rules first", file=sys.stderr)
-        return EXIT_RULES_ERROR
+    loaded = common.load_rules(
+        PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
+        extra_rules=args.rules, consequence="nothing ran: fix the rules first",
+        status=EXIT_RULES_ERROR)
+    if isinstance(loaded, int):
+        return loaded
+    _, policy = loaded
     try:
         return asyncio.run(_run(args, " ".join(args.task), cwd, approval, policy, codex_home,
                                 standin_script))

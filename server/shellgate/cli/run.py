@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
+from shellgate.cli import common
+
+PROG = "shellgate run"
 EXIT_RULES_ERROR = 120
 EXIT_FORBIDDEN = 121
 EXIT_DENIED = 122
@@ -33,7 +35,7 @@ USAGE = (
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="shellgate run", usage=USAGE,
+        prog=PROG, usage=USAGE,
         description="Run a command as Codex 0.169.0 would: rules and heuristics decide, you "
         "approve on the terminal when asked, bubblewrap sandboxes it, and a sandbox denial "
         "becomes a question about retrying with more permission.",
@@ -100,48 +102,35 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    if "--" in argv:
-        cut = argv.index("--")
-        options, command = argv[:cut], argv[cut + 1 :]
-    else:
-        options, command = argv, []
+    options, command = common.split_at_dashes(argv)
     parser = _parser()
     try:
         args = parser.parse_args(options)
     except SystemExit as exc:
-        return 0 if exc.code == 0 else 2
-    if (args.shell is None) == (not command):
-        parser.print_usage(sys.stderr)
-        print("shellgate run: error: give a command after `--` or a script with --shell "
-              "(exactly one)", file=sys.stderr)  # fmt: skip
-        return 2
+        return common.exit_status(exc)
+    if (bad := common.one_target(parser, args.shell, command)) is not None:
+        return bad
     if args.shell is not None:
         command = ["bash", "-lc", args.shell]
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"shellgate run: error: --cwd {cwd}: no such directory", file=sys.stderr)
-        return 2
+    cwd = common.workdir(PROG, args.cwd)
+    if isinstance(cwd, int):
+        return cwd
+    approval = common.approval_policy(PROG, args.approval_policy)
+    if isinstance(approval, int):
+        return approval
 
-    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-
-    try:
-        approval = ApprovalPolicy.parse(args.approval_policy)
-    except ValueError as exc:
-        print(f"shellgate run: error: --approval-policy: {exc}", file=sys.stderr)
-        return 2
-
-    from shellgate.rules.errors import RulesError
-    from shellgate.rules.layers import default_codex_home, discover_layers, load_layers
+    from shellgate.approval.context import ExecContext, SandboxMode
+    from shellgate.rules.layers import default_codex_home
 
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    try:
-        policy = load_layers(discover_layers(
-            codex_home=codex_home, project=Path(args.project) if args.project else None,
-            extra_rules=args.rules))  # fmt: skip
-    except RulesError as exc:
-        print(f"shellgate run: error: {exc}", file=sys.stderr)
-        print("nothing ran: fix the rules first", file=sys.stderr)
-        return EXIT_RULES_ERROR
+    loaded = common.load_rules(
+        PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
+        extra_rules=args.rules, consequence="nothing ran: fix the rules first",
+        status=EXIT_RULES_ERROR,
+    )  # fmt: skip
+    if isinstance(loaded, int):
+        return loaded
+    _, policy = loaded
 
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
     from shellgate.exec.sandbox import NetworkAccess

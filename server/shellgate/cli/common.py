@@ -1,0 +1,94 @@
+"""Steps the command-line tools share. Each returns a value, or an exit status after printing
+`<prog>: error: ...` on stderr. Heavy modules are imported late: start-up time matters."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shellgate.approval.context import ApprovalPolicy
+    from shellgate.rules.layers import RulesLayer
+    from shellgate.rules.policy import Policy
+
+EXIT_USAGE = 2
+
+
+def split_at_dashes(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(options, command): everything after the first `--` is the command, untouched."""
+    if "--" in argv:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1 :]
+    return argv, []
+
+
+def exit_status(exc: SystemExit) -> int:
+    """argparse exits 0 for --help and prints usage and the error otherwise."""
+    return 0 if exc.code == 0 else EXIT_USAGE
+
+
+def one_target(
+    parser: argparse.ArgumentParser, shell: str | None, command: list[str]
+) -> int | None:
+    """None when exactly one of `--shell SCRIPT` and `-- CMD...` was given."""
+    if (shell is None) != (not command):
+        return None
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: give a command after `--` or a script with --shell "
+          "(exactly one)", file=sys.stderr)  # fmt: skip
+    return EXIT_USAGE
+
+
+def approval_policy(prog: str, text: str) -> ApprovalPolicy | int:
+    from shellgate.approval.context import ApprovalPolicy
+
+    try:
+        return ApprovalPolicy.parse(text)
+    except ValueError as exc:
+        print(f"{prog}: error: --approval-policy: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def workdir(prog: str, cwd: str | None) -> str | int:
+    """The absolute `--cwd` (default: the current directory), which must be a folder."""
+    path = os.path.abspath(cwd or os.getcwd())
+    if not os.path.isdir(path):
+        print(f"{prog}: error: --cwd {path}: no such directory", file=sys.stderr)
+        return EXIT_USAGE
+    return path
+
+
+def rules_folders(prog: str, codex_home: str | None, project: str | None) -> int | None:
+    """None when `--codex-home` and `--project`, if given, are folders."""
+    for flag, folder in (("--codex-home", codex_home), ("--project", project)):
+        if folder is not None and not os.path.isdir(folder):
+            print(f"{prog}: error: {flag}: no such directory: {folder}", file=sys.stderr)
+            return EXIT_USAGE
+    return None
+
+
+def load_rules(
+    prog: str,
+    *,
+    codex_home: Path | None,
+    project: Path | None,
+    extra_rules: list[str],
+    consequence: str,
+    status: int,
+) -> tuple[tuple[RulesLayer, ...], Policy] | int:
+    """The rule layers and their merged policy (cached), or `status` after reporting the
+    broken file and `consequence` (a broken file never becomes an empty policy)."""
+    from shellgate.rules.errors import RulesError
+    from shellgate.rules.layer_cache import load_layers_cached
+    from shellgate.rules.layers import discover_layers
+
+    try:
+        layers = discover_layers(codex_home=codex_home, project=project, extra_rules=extra_rules)
+        return layers, load_layers_cached(layers)
+    except RulesError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(consequence, file=sys.stderr)
+        return status
