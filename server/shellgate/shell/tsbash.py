@@ -9,10 +9,16 @@ tree-sitter's error recovery and real bash disagree (`\\ rm -rf x` is `rm` to Co
   `&& || ; |`; else None.
 - `literal_commands(script)`: B2 `parse_shell_lc_literal_commands`: every `command` node of an
   error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks.
+
+The grammar's external scanner (tree-sitter-bash 0.25.1, the newest on PyPI) reads a brace
+range `{1..9}` with C `isdigit()` on the Unicode code point after `{` or `..`: glibc indexes its
+384-entry ctype table with it, so a code point above U+00FF reads up to 2 MB past the table and
+kills the process about one run in two (ASLR decides). `parse` defuses such characters first.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from itertools import pairwise
@@ -46,21 +52,55 @@ def _parser() -> Parser:
     return parser
 
 
+# Where the scanner calls isdigit(): the character after `{` and its digits, or after `{1..` and
+# its digits. Past U+00FF isdigit() reads out of bounds; surrogate escapes are single invalid
+# bytes, which tree-sitter decodes as -1, a valid index.
+_UNSAFE_ISDIGIT = re.compile(r"\{[0-9]*(?:\.\.[0-9]*)?([^\x00-\xff\udc80-\udcff])")
+
+
+def _filler(char: str) -> str:
+    """Latin-1 text of `char`'s UTF-8 length, lexed as `char` is: both are word characters to
+    the grammar (which treats every code point from `~` up alike) and letters or not alike
+    to the scanner's iswalpha()."""
+    letter = char.isalpha()
+    latin, ascii_ = ("é", "a") if letter else ("×", "_")
+    size = len(char.encode("utf-8"))
+    return latin * (size // 2) + ascii_ * (size % 2)
+
+
+def defused(script: str) -> str | None:
+    """`script` with every character the scanner would pass to isdigit() out of bounds
+    replaced by same-length filler (byte offsets are kept, so nodes slice the real source);
+    None if one is a blank, which no filler can stand for. Unchanged if there is none."""
+    unsafe = [m.group(1) for m in _UNSAFE_ISDIGIT.finditer(script)]
+    if not unsafe:
+        return script
+    if any(char.isspace() for char in unsafe):
+        return None
+    return _UNSAFE_ISDIGIT.sub(lambda m: m.group(0)[:-1] + _filler(m.group(1)), script)
+
+
 @lru_cache(maxsize=64)  # the chain splits a script, then checks it for danger: one parse
 def parse(script: str) -> tuple[Tree, bytes] | None:
     """The tree and the UTF-8 source, or None for text no argv can hold (NUL, lone
-    surrogates). Bytes that are not UTF-8 (which Python's argv keeps as surrogate escapes)
-    are parsed as the bytes they are."""
+    surrogates) or that the grammar cannot safely parse (see `defused`). Bytes that are not
+    UTF-8 (which Python's argv keeps as surrogate escapes) are parsed as the bytes they are.
+    A defused script's tree is that of its filler text; its words are sliced from `src`."""
     if "\x00" in script:
         return None
     try:
         src = script.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return None
-    return _parser().parse(src), src
+    safe = defused(script)
+    if safe is None:
+        return None
+    return _parser().parse(safe.encode("utf-8", "surrogateescape")), src
 
 
 def word_only_commands(script: str) -> list[list[str]] | None:
+    if defused(script) != script:
+        return None  # the tree is of filler text: not proof of the argv (security first)
     parsed = parse(script)
     if parsed is None:
         return None
