@@ -56,6 +56,14 @@ def test_bad_rules_run_nothing(workspace: Path, tmp_path: Path) -> None:
     assert not (workspace / "b").exists()
 
 
+def test_a_missing_project_folder_runs_nothing(workspace: Path, tmp_path: Path) -> None:
+    # A mistyped --project would otherwise drop that project's rules, forbidden ones too.
+    r = sg(workspace, tmp_path, "--project", str(tmp_path / "no-such"), "--", "touch", "b")
+    assert r.returncode == 2
+    assert "--project: no such directory" in r.stderr
+    assert not (workspace / "b").exists()
+
+
 def test_json_events_and_amendment(probe: SandboxProbe, workspace: Path, tmp_path: Path) -> None:
     r = sg(workspace, tmp_path, "--approval-policy", "untrusted", "--json-events", "--",
            "touch", "made", answers="p\n")  # fmt: skip

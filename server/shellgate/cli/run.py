@@ -122,6 +122,10 @@ def main(argv: list[str]) -> int:
     from shellgate.approval.context import ExecContext, SandboxMode
     from shellgate.rules.layers import default_codex_home
 
+    # A mistyped project folder must not silently drop its rules (forbidden ones too);
+    # a new --codex-home is fine: amendments create its rules folder.
+    if (bad := common.rules_folders(PROG, None, args.project)) is not None:
+        return bad
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     loaded = common.load_rules(
         PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
