@@ -11,11 +11,10 @@ from typing import Any
 import httpx
 
 from shellgate.agent.accumulator import ToolCallAccumulator
-from shellgate.agent.config import AgentConfig
 from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
-from shellgate.agent.transport import make_client, status_error, transport_error
+from shellgate.agent.transport import HttpModelClient
 
 
 def render_messages(history: Sequence[Message], system: str) -> list[dict[str, Any]]:
@@ -48,11 +47,8 @@ def chat_tool(tool: dict[str, Any]) -> dict[str, Any]:
         "parameters": tool["parameters"]}}
 
 
-class ChatClient:
-    def __init__(self, config: AgentConfig, client: httpx.AsyncClient | None = None) -> None:
-        self.config = config
-        self.http = client or make_client(config)
-        self.stream = config.stream
+class ChatClient(HttpModelClient):
+    endpoint = "chat/completions"
 
     def describe_request(self, history: Sequence[Message], system: str,
                          tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -61,35 +57,6 @@ class ChatClient:
                                 "tools": [chat_tool(t) for t in tools],
                                 "tool_choice": "auto", "stream": self.stream}
         return body
-
-    async def complete(self, history: Sequence[Message], system: str,
-                       tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
-        try:
-            return await self._complete(history, system, tools, on_text)
-        except ModelError as exc:
-            if exc.status != 400 or not self.stream:
-                raise
-            # Some servers refuse streamed tool calls: ask for whole answers from now on.
-            self.stream = False
-            return await self._complete(history, system, tools, on_text)
-
-    async def _complete(self, history: Sequence[Message], system: str,
-                        tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
-        body = self.describe_request(history, system, tools)
-        try:
-            if not self.stream:
-                resp = await self.http.post("chat/completions", json=body)
-                if resp.status_code != 200:
-                    raise status_error(self.config, resp.status_code, resp.content,
-                                       resp.headers.get("Retry-After"))
-                return self._whole(resp.content, on_text)
-            async with self.http.stream("POST", "chat/completions", json=body) as resp:
-                if resp.status_code != 200:
-                    raise status_error(self.config, resp.status_code, await resp.aread(),
-                                       resp.headers.get("Retry-After"))
-                return await self._streamed(resp, on_text)
-        except httpx.HTTPError as exc:
-            raise transport_error(self.config, exc) from exc
 
     def _whole(self, content: bytes, on_text: OnText) -> ModelTurn:
         try:
@@ -139,8 +106,6 @@ class ChatClient:
             raise StreamCut("the model's answer stopped before its end")
         return ModelTurn("".join(text), acc.calls("call_" + uuid.uuid4().hex[:8]), finish)
 
-    async def aclose(self) -> None:
-        await self.http.aclose()
 
 
 def _arguments_text(raw: Any) -> str:

@@ -9,11 +9,10 @@ from typing import Any
 
 import httpx
 
-from shellgate.agent.config import AgentConfig
 from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
-from shellgate.agent.transport import make_client, status_error, transport_error
+from shellgate.agent.transport import HttpModelClient
 
 
 def render_input(history: Sequence[Message]) -> list[dict[str, Any]]:
@@ -61,11 +60,8 @@ def _turn_from_output(output: list[dict[str, Any]], on_text: OnText | None) -> M
     return ModelTurn("".join(text), tuple(calls), "tool_calls" if calls else "stop")
 
 
-class ResponsesClient:
-    def __init__(self, config: AgentConfig, client: httpx.AsyncClient | None = None) -> None:
-        self.config = config
-        self.http = client or make_client(config)
-        self.stream = config.stream
+class ResponsesClient(HttpModelClient):
+    endpoint = "responses"
 
     def describe_request(self, history: Sequence[Message], system: str,
                          tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -74,39 +70,13 @@ class ResponsesClient:
                 "tool_choice": "auto", "parallel_tool_calls": True, "store": False,
                 "stream": self.stream}
 
-    async def complete(self, history: Sequence[Message], system: str,
-                       tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
+    def _whole(self, content: bytes, on_text: OnText) -> ModelTurn:
         try:
-            return await self._complete(history, system, tools, on_text)
-        except ModelError as exc:
-            if exc.status != 400 or not self.stream:
-                raise
-            # Some servers refuse streamed tool calls: ask for whole answers from now on.
-            self.stream = False
-            return await self._complete(history, system, tools, on_text)
-
-    async def _complete(self, history: Sequence[Message], system: str,
-                        tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
-        body = self.describe_request(history, system, tools)
-        try:
-            if not self.stream:
-                resp = await self.http.post("responses", json=body)
-                if resp.status_code != 200:
-                    raise status_error(self.config, resp.status_code, resp.content,
-                                       resp.headers.get("Retry-After"))
-                try:
-                    output = json.loads(resp.content)["output"]
-                except (ValueError, KeyError, TypeError):
-                    raise ModelError("the model server's answer is not a response object: "
-                                     f"{resp.content[:200]!r}") from None
-                return _turn_from_output(output, on_text)
-            async with self.http.stream("POST", "responses", json=body) as resp:
-                if resp.status_code != 200:
-                    raise status_error(self.config, resp.status_code, await resp.aread(),
-                                       resp.headers.get("Retry-After"))
-                return await self._streamed(resp, on_text)
-        except httpx.HTTPError as exc:
-            raise transport_error(self.config, exc) from exc
+            output = json.loads(content)["output"]
+        except (ValueError, KeyError, TypeError):
+            raise ModelError("the model server's answer is not a response object: "
+                             f"{content[:200]!r}") from None
+        return _turn_from_output(output, on_text)
 
     async def _streamed(self, resp: httpx.Response, on_text: OnText) -> ModelTurn:
         done_items: dict[int, dict[str, Any]] = {}
@@ -135,6 +105,3 @@ class ResponsesClient:
                 raise ModelError("the model's answer is incomplete: "
                                  f"{(data.get('response') or {}).get('incomplete_details')}")
         raise StreamCut("the model's answer stopped before response.completed")
-
-    async def aclose(self) -> None:
-        await self.http.aclose()

@@ -5,12 +5,14 @@ from __future__ import annotations
 import email.utils
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 
 from shellgate.agent.config import AgentConfig, WireApi
-from shellgate.agent.model import ModelError
+from shellgate.agent.history import Message
+from shellgate.agent.model import ModelError, ModelTurn, OnText
 
 
 def make_client(config: AgentConfig) -> httpx.AsyncClient:
@@ -97,3 +99,58 @@ def transport_error(config: AgentConfig, exc: httpx.HTTPError) -> ModelError:
                           retryable=True)
     # A connection dropped mid-answer: worth one more try.
     return ModelError(f"the connection to the model server broke: {exc!r}", retryable=True)
+
+
+class HttpModelClient:
+    """What both wire APIs do alike: one POST to `endpoint`, whole or streamed, errors made
+    actionable, and a fall back to whole answers for servers that refuse streamed tool calls.
+    Subclasses say how a request looks and how an answer is read."""
+
+    endpoint = ""
+
+    def __init__(self, config: AgentConfig, client: httpx.AsyncClient | None = None) -> None:
+        self.config = config
+        self.http = client or make_client(config)
+        self.stream = config.stream
+
+    def describe_request(self, history: Sequence[Message], system: str,
+                         tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _whole(self, content: bytes, on_text: OnText) -> ModelTurn:
+        raise NotImplementedError
+
+    async def _streamed(self, resp: httpx.Response, on_text: OnText) -> ModelTurn:
+        raise NotImplementedError
+
+    async def complete(self, history: Sequence[Message], system: str,
+                       tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
+        try:
+            return await self._complete(history, system, tools, on_text)
+        except ModelError as exc:
+            if exc.status != 400 or not self.stream:
+                raise
+            # Some servers refuse streamed tool calls: ask for whole answers from now on.
+            self.stream = False
+            return await self._complete(history, system, tools, on_text)
+
+    async def _complete(self, history: Sequence[Message], system: str,
+                        tools: Sequence[dict[str, Any]], on_text: OnText) -> ModelTurn:
+        body = self.describe_request(history, system, tools)
+        try:
+            if not self.stream:
+                resp = await self.http.post(self.endpoint, json=body)
+                if resp.status_code != 200:
+                    raise status_error(self.config, resp.status_code, resp.content,
+                                       resp.headers.get("Retry-After"))
+                return self._whole(resp.content, on_text)
+            async with self.http.stream("POST", self.endpoint, json=body) as resp:
+                if resp.status_code != 200:
+                    raise status_error(self.config, resp.status_code, await resp.aread(),
+                                       resp.headers.get("Retry-After"))
+                return await self._streamed(resp, on_text)
+        except httpx.HTTPError as exc:
+            raise transport_error(self.config, exc) from exc
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
