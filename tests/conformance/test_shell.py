@@ -1,7 +1,12 @@
 """Every row of shell_cases.jsonl (Codex's shell-command unit tests) as its own test.
 
 Rows come from $SHELLGATE_CONFORMANCE_DIR when set (the kept-back share), else from
-tests/conformance/data/. A row of a kind this module does not know fails.
+tests/conformance/data/. Then, always, data/shell_unit_ports.jsonl: every further assertion of
+Codex's tests of `bash.rs`, `is_safe_command.rs`, `is_dangerous_command.rs`,
+`command_canonicalization_tests.rs` and the commands `exec_policy_tests.rs` evaluates (`source`
+names the test and its revision), and edge rows no Codex test shows (`source` starts with `edge`),
+whose expectations are what Codex's code does on tree-sitter-bash 0.25.1. A row of a kind this
+module does not know fails.
 """
 
 from __future__ import annotations
@@ -50,7 +55,9 @@ EVALUATORS: dict[str, Callable[[Any], Any]] = {
     "safe_powershell_words": is_safe_powershell_words,
 }
 
-ROWS = conformance_corpus.rows(CORPUS)
+ROWS = conformance_corpus.rows(CORPUS) + conformance_corpus.rows_from(
+    conformance_corpus.DATA_DIR / "shell_unit_ports.jsonl"
+)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
