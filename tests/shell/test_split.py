@@ -127,3 +127,13 @@ def test_detects_windows_shells() -> None:
     )
     assert detect_shell_type("C:\\tmp\\powershell.exe") is None
     assert detect_shell_type("cmd.exe") is ShellType.CMD
+
+
+def test_a_command_glued_across_a_newline_is_not_plain() -> None:
+    # tree-sitter-bash reads `head\nrm -rf x` after a pipeline as one command `head rm -rf x`
+    # (no error node); bash runs `rm -rf x` on its own line, so a rule for `head` must not see it.
+    script = "git status | cat | head\nrm -rf x && true"
+    assert parse_shell_lc_plain_commands(["bash", "-lc", script]) is None
+    assert parse_shell_lc_plain_commands(["bash", "-lc", "a | b\nc && d"]) == [
+        ["a"], ["b"], ["c"], ["d"]
+    ]

@@ -229,7 +229,15 @@ def _plain_part(node: Node, src: bytes) -> str | None:
 
 def _plain_command(command: Node, src: bytes) -> list[str] | None:
     words: list[str] = []
-    for child in command.named_children:
+    children = command.named_children
+    for before, after in pairwise(children):
+        # tree-sitter-bash's recovery can glue the first command of a line to the last command
+        # of a piped line (`ls | cat | head\nrm -rf x` gives `head rm -rf x`, with no error):
+        # bash ends a command at an unescaped newline, so such a "command" is not the argv bash
+        # runs, and a rule for `head` must not cover it.
+        if b"\n" in src[before.end_byte : after.start_byte].replace(b"\\\n", b""):
+            return None
+    for child in children:
         if child.type == "command_name":
             name = child.named_children[0] if child.named_child_count else None
             if name is None or name.type != "word":
