@@ -1,0 +1,56 @@
+"""Where the tests find the real agent CLIs that `scripts/install-agents.sh` installs.
+
+`$SHELLGATE_TOOLS` (default `.tools/` in the checkout) holds one folder per pinned CLI. A test
+that needs one calls `require(...)`: it skips when the CLI is absent, except in CI
+(`SHELLGATE_E2E=1` or `CI`), where a missing CLI is a failure, never a silent skip.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = Path(os.environ.get("SHELLGATE_TOOLS") or ROOT / ".tools")
+CODEX_VERSIONS = ("0.169.0", "0.171.0")
+_CODEX_NATIVE = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+_PATHS = {
+    "claude": "claude/node_modules/.bin/claude",
+    "gemini": "gemini/node_modules/.bin/gemini",
+}
+
+
+def _strict() -> bool:
+    return bool(os.environ.get("SHELLGATE_E2E") or os.environ.get("CI"))
+
+
+def codex_path(version: str) -> Path:
+    """The native Codex binary (no Node wrapper: what a user's `codex` runs)."""
+    return TOOLS / f"codex-{version}" / _CODEX_NATIVE
+
+
+def tool_path(name: str) -> Path:
+    return TOOLS / _PATHS[name]
+
+
+def require(path: Path) -> Path:
+    if path.exists():
+        return path
+    message = f"{path} is missing: run scripts/install-agents.sh"
+    if _strict():
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def codex(version: str = CODEX_VERSIONS[0]) -> Path:
+    return require(codex_path(version))
+
+
+def claude() -> Path:
+    return require(tool_path("claude"))
+
+
+def gemini() -> Path:
+    return require(tool_path("gemini"))
