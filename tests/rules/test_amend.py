@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from starlark_go import Starlark
 
+import realtools
 from shellgate.rules.amend import (
     AmendError,
     append_allow_prefix_rule,
@@ -352,23 +353,14 @@ def test_fixture_rows_are_consistent() -> None:
         assert json.loads(pattern) == tokens, case_id
 
 
-def _codex_bin() -> str | None:
-    # Local comparison only (not in CI): the real Codex CLI, if installed (see docs/amend.md).
-    candidates = [
-        os.environ.get("CODEX_BIN", ""),
-        "/tmp/codex-oracle/node_modules/@openai/codex-linux-x64/vendor/"
-        "x86_64-unknown-linux-musl/bin/codex",
-    ]
-    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
-
-
-@pytest.mark.skipif(_codex_bin() is None, reason="the real codex binary is not installed")
+@pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
 @pytest.mark.parametrize("token", [t for t, _ in SERDE_ESCAPES if "\x00" not in t])
-def test_written_line_matches_in_real_codex(tmp_path: Path, token: str) -> None:
+def test_written_line_matches_in_real_codex(tmp_path: Path, token: str, version: str) -> None:
+    codex = realtools.codex(version)
     path = tmp_path / "default.rules"
     append_allow_prefix_rule(path, ["x", token])
     out = subprocess.run(
-        [str(_codex_bin()), "execpolicy", "check", "--rules", str(path), "--", "x", token, "y"],
+        [str(codex), "execpolicy", "check", "--rules", str(path), "--", "x", token, "y"],
         capture_output=True,
         text=True,
         check=True,

@@ -30,6 +30,9 @@ Options:
   -h, --help                    Print help
 """
 _CACHE_VERSION = "shellgate-check-1"
+# Run as the whole process, it may end with os._exit once its output is flushed (cli.main):
+# every file it writes is closed (and renamed into place) before main returns.
+EXIT_FAST = True
 
 
 class _Usage(Exception):
