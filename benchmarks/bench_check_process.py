@@ -1,11 +1,15 @@
-"""Whole-process `shellgate check` against `codex execpolicy check` (issue 2).
+"""Whole-process `shellgate check` against `codex execpolicy check` (issues 2 and 10).
 
 Runs each contender on the same rules files (a 3-rule file and a generated 10 000-rule file),
 alternating runs and rotating their order, and prints the median wall time of each and the median
-of the per-round ratios shellgate / codex. Targets: <= 2.5 on 3 rules, <= 1.0 on 10 000 rules.
+of the per-round ratios shellgate / codex, against each pinned Codex version side by side.
+Targets: <= 2.5 on 3 rules, <= 1.0 on 10 000 rules.
 
-The codex binary is found via $CODEX_BIN, then a few known install paths, then PATH. Where it is
-absent the script says so and prints ShellGate's figures alone.
+Codex is `$CODEX_BIN` when set, else the native binaries scripts/install-agents.sh installs
+(benchmarks/realcodex.py). Where none is found the script says so and prints ShellGate's figures
+alone. ShellGate's package is byte-compiled first, as `pip install` leaves it (the editable
+development install under PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module on every
+run).
 
     .venv/bin/python benchmarks/bench_check_process.py [--runs N] [--strict]
 
@@ -18,8 +22,8 @@ information: no target applies to them.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,14 +32,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from realcodex import codex_binaries, missing_message
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
-_NATIVE = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
-CODEX_CANDIDATES = [
-    Path("/tmp/codex-oracle") / _NATIVE,  # where the project's oracle install puts it
-    ROOT / _NATIVE,
-    Path.home() / ".local" / "lib" / _NATIVE,
-]
 TARGETS = {"3 rules": 2.5, "10000 rules": 1.0}
 
 THREE_RULES = """\
@@ -67,25 +67,24 @@ class Contender:
     argv_prefix: tuple[str, ...]  # followed by check arguments
 
 
-def find_codex() -> Path | None:
-    env = os.environ.get("CODEX_BIN")
-    candidates = [Path(env)] if env else []
-    candidates += CODEX_CANDIDATES
-    on_path = shutil.which("codex")
-    if on_path:
-        candidates.append(Path(on_path))  # may be npm's node launcher: slower than native
-    return next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
-
-
-def contenders(codex: Path | None) -> list[Contender]:
+def contenders(codexes: list[tuple[str, Path]]) -> list[Contender]:
     python = VENV_BIN / "python" if (VENV_BIN / "python").exists() else Path(sys.executable)
     found = [
         Contender("shellgate (console script)", (str(VENV_BIN / "shellgate"), "check")),
         Contender("python -m shellgate", (str(python), "-m", "shellgate", "check")),
     ]
-    if codex is not None:
-        found.append(Contender("codex execpolicy check", (str(codex), "execpolicy", "check")))
+    for version, path in codexes:
+        found.append(Contender(f"codex {version}", (str(path), "execpolicy", "check")))
     return found
+
+
+def byte_compile() -> str:
+    """Compile ShellGate's modules as an install does; say where."""
+    import shellgate
+
+    package = Path(shellgate.__file__).parent
+    ok = compileall.compile_dir(package, quiet=1)
+    return f"{package} byte-compiled{'' if ok else ' (some modules failed)'}"
 
 
 def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, bytes, int]:
@@ -165,32 +164,37 @@ def bench_cold(
     line = f"  {'shellgate, empty cache':<28} median {statistics.median(cold) * 1000:8.1f} ms"
     if theirs:
         paired = statistics.median(a / b for a, b in zip(cold, theirs, strict=True))
-        line += f"   ratio to codex {paired:.2f} (informative: no target; {runs} runs)"
+        line += f"   ratio to {codex.name if codex else ''} {paired:.2f} (informative: no target)"
     print(line)
 
 
 def report_ratios(
-    label: str, times: dict[str, list[float]], codex_name: str, failed: set[str]
+    label: str, times: dict[str, list[float]], codexes: list[str], failed: set[str]
 ) -> bool:
     met = True
     target = TARGETS[label]
-    for name, t in times.items():
-        if name == codex_name:
-            continue
-        if name in failed or codex_name in failed:
-            print(f"  ratio {name} / codex: not measured (a run failed), target <= {target}")
-            met = False
-            continue
-        paired = [a / b for a, b in zip(t, times[codex_name], strict=True)]
-        ratio = statistics.median(paired)
-        of_medians = statistics.median(t) / statistics.median(times[codex_name])
-        verdict = "met" if ratio <= target else "MISSED"
-        met = met and ratio <= target
-        print(
-            f"  ratio {name} / codex: median {ratio:.2f} (of medians {of_medians:.2f}),"
-            f" target <= {target}: {verdict}"
-        )
+    for codex_name in codexes:
+        for name, t in times.items():
+            if name.startswith("codex"):
+                continue
+            if name in failed or codex_name in failed:
+                print(f"  ratio {name} / {codex_name}: not measured (a run failed)")
+                met = False
+                continue
+            paired = [a / b for a, b in zip(t, times[codex_name], strict=True)]
+            ratio = statistics.median(paired)
+            of_medians = statistics.median(t) / statistics.median(times[codex_name])
+            verdict = "met" if ratio <= target else "MISSED"
+            met = met and ratio <= target
+            print(
+                f"  ratio {name} / {codex_name}: median {ratio:.2f} (of medians"
+                f" {of_medians:.2f}), target <= {target}: {verdict}"
+            )
     return met
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,17 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 on a missed target")
     args = parser.parse_args(argv)
 
-    codex = find_codex()
-    players = contenders(codex)
-    print(f"bench_check_process: {args.runs} alternating runs per contender and file")
-    if codex is None:
-        print(
-            "codex binary: NOT FOUND (set $CODEX_BIN, or `cd /tmp/codex-oracle && npm install "
-            "@openai/codex@0.169.0`); printing ShellGate's figures alone"
-        )
-    else:
-        version = subprocess.run([str(codex), "--version"], capture_output=True, text=True)
-        print(f"codex binary: {codex} ({version.stdout.strip()})")
+    codexes = codex_binaries()
+    players = contenders(codexes)
+    codex_names = [p.name for p in players if p.name.startswith("codex")]
+    print(f"bench_check_process: {args.runs} alternating runs per contender and file; {load()}")
+    print(byte_compile())
+    if not codexes:
+        print(f"codex binary: NOT FOUND ({missing_message()}); printing ShellGate's figures alone")
+    for version, path in codexes:
+        print(f"codex {version}: {path}")
 
     ok = True
     with tempfile.TemporaryDirectory(prefix="shellgate-bench-") as tmp:
@@ -233,13 +235,14 @@ def main(argv: list[str] | None = None) -> int:
             times, problems, failed = bench_file(
                 label, rules, command, players, args.runs, env, work
             )
-            codex_player = next((p for p in players if p.name.startswith("codex")), None)
-            bench_cold(rules, command, players[0], codex_player, args.cold_runs, env, work)
+            first_codex = next((p for p in players if p.name.startswith("codex")), None)
+            bench_cold(rules, command, players[0], first_codex, args.cold_runs, env, work)
             for problem in problems:
                 print(f"  PROBLEM: {problem}")
             ok = ok and not problems
-            if codex is not None:
-                ok = report_ratios(label, times, "codex execpolicy check", failed) and ok
+            if codexes:
+                ok = report_ratios(label, times, codex_names, failed) and ok
+    print(f"done; {load()}")
     return 1 if args.strict and not ok else 0
 
 
