@@ -2,8 +2,8 @@
 
 Prints three views: the bare launch (subprocess.run, as spec/sandbox.md §4 measured it), our
 attempt runner (asyncio, status fd, seccomp pipe, placeholders) sandboxed vs not, and
-`codex sandbox linux -- true` when the Codex binary is installed. Target: bare overhead
-median <= 5 ms; ratio to Codex <= 0.3.
+`codex sandbox linux -- true` when the Codex binary is installed (benchmarks/realcodex.py finds
+it). Target: bare overhead median <= 5 ms; ratio to Codex <= 0.3.
 
     .venv/bin/python benchmarks/bench_sandbox.py [N]
 """
@@ -21,18 +21,14 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from realcodex import codex_binaries, missing_message
+
 from shellgate.exec import seccomp
 from shellgate.exec.network import HostRules, NetworkProxy
 from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import probe_sandbox
 from shellgate.exec.runner import run_attempt
 from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec, bwrap_argv
-
-CODEX_CANDIDATES = (
-    "/tmp/codex-oracle/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
-    "/tmp/codex-oracle/bin/codex",
-    "/tmp/codex-oracle/codex",
-)
 
 
 def timed(fn: Callable[[], object], n: int) -> list[float]:
@@ -82,11 +78,9 @@ def row(name: str, ms: list[float]) -> float:
 
 
 def find_codex() -> str | None:
-    for c in CODEX_CANDIDATES:
-        if os.access(c, os.X_OK):
-            return c
-    found = shutil.which("codex", path="/tmp/codex-oracle/bin:/tmp/codex-oracle")
-    return found
+    """$CODEX_BIN, else the first pinned Codex scripts/install-agents.sh installed."""
+    found = codex_binaries()
+    return str(found[0][1]) if found else None
 
 
 def main() -> int:
@@ -171,7 +165,7 @@ def main() -> int:
             print(f"  => ratio ours/codex (bare launch): {s / c:.3f} (target <= 0.3)")
         shutil.rmtree(home, ignore_errors=True)
     else:
-        print("codex binary not found under /tmp/codex-oracle: no side-by-side figure")
+        print(f"codex binary not found ({missing_message()}): no side-by-side figure")
     shutil.rmtree(ws, ignore_errors=True)
     return 0
 
