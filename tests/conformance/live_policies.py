@@ -1,4 +1,5 @@
-"""Random policies and commands for the live differential test (test_live_codex.py).
+"""Random policies and commands for the live differential test (test_live_codex.py), and how
+the tests run the third-party binary (`network_wrap`).
 
 Most drawn policies are valid, so that commands match, miss and resolve host executables; one
 in four carries exactly one fault (an invalid argument, a failing `match`/`not_match` example,
@@ -10,6 +11,8 @@ bare or as an absolute, relative or `~` path.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -211,3 +214,11 @@ def cases(draw: st.DrawFn, commands: tuple[int, int]) -> Case:
         )
     )
     return Case(tuple(files), tuple(checks))
+
+
+def network_wrap() -> list[str]:
+    """`unshare -rn` (loopback only) around a third-party binary, where the kernel allows it."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-rn"]
+    return []

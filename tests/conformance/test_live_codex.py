@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, seed, settings
-from live_policies import Case, Check, cases
+from live_policies import Case, Check, cases, network_wrap
 
 import realtools
 
@@ -134,14 +134,6 @@ class Oracle:
         return list(pool.map(self.run_codex, argvs))
 
 
-def _network_wrap() -> list[str]:
-    """`unshare -rn` (loopback only) around the third-party binary, where the kernel allows it."""
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return [unshare, "-rn"]
-    return []
-
-
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
     root = tmp_path_factory.mktemp("live-codex")
@@ -155,7 +147,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oracle]:
         XDG_CACHE_HOME=str(root / "cache"),
         RUST_BACKTRACE="0",
     )
-    yield Oracle(root, env, _network_wrap(), {})
+    yield Oracle(root, env, network_wrap(), {})
 
 
 def _describe(case: Case, check: Check, ours: Outcome, theirs: Outcome, version: str) -> str:
