@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 from realcodex import codex_binaries, missing_message
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "server" / "shellgate"
 VENV_BIN = ROOT / ".venv" / "bin"
 TARGETS = {"3 rules": 2.5, "10000 rules": 1.0}
 
@@ -65,14 +67,24 @@ def generated_rules(count: int) -> str:
 class Contender:
     name: str
     argv_prefix: tuple[str, ...]  # followed by check arguments
+    env: tuple[tuple[str, str], ...] = ()  # added to the environment
 
 
-def contenders(codexes: list[tuple[str, Path]]) -> list[Contender]:
+SOURCE_ONLY = "from source (informative)"
+
+
+def contenders(codexes: list[tuple[str, Path]], source_copy: Path | None) -> list[Contender]:
     python = VENV_BIN / "python" if (VENV_BIN / "python").exists() else Path(sys.executable)
+    script = str(VENV_BIN / "shellgate")
     found = [
-        Contender("shellgate (console script)", (str(VENV_BIN / "shellgate"), "check")),
+        Contender("shellgate (console script)", (script, "check")),
         Contender("python -m shellgate", (str(python), "-m", "shellgate", "check")),
     ]
+    if source_copy is not None:
+        # The console script on a copy of the package without bytecode, never writing any: a
+        # development checkout under PYTHONDONTWRITEBYTECODE=1 (no target applies).
+        env = (("PYTHONPATH", str(source_copy)), ("PYTHONDONTWRITEBYTECODE", "1"))
+        found.append(Contender(SOURCE_ONLY, (script, "check"), env))
     for version, path in codexes:
         found.append(Contender(f"codex {version}", (str(path), "execpolicy", "check")))
     return found
@@ -80,11 +92,15 @@ def contenders(codexes: list[tuple[str, Path]]) -> list[Contender]:
 
 def byte_compile() -> str:
     """Compile ShellGate's modules as an install does; say where."""
-    import shellgate
+    ok = compileall.compile_dir(PACKAGE, quiet=1)
+    return f"{PACKAGE} byte-compiled{'' if ok else ' (some modules failed)'}"
 
-    package = Path(shellgate.__file__).parent
-    ok = compileall.compile_dir(package, quiet=1)
-    return f"{package} byte-compiled{'' if ok else ' (some modules failed)'}"
+
+def source_copy(into: Path) -> Path:
+    """A copy of the package without its bytecode (file times kept: the same cache key)."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(PACKAGE, into / "shellgate", ignore=ignore, symlinks=False)
+    return into
 
 
 def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, bytes, int]:
@@ -111,7 +127,7 @@ def bench_file(
     first_run: dict[str, float] = {}
     for p in players:
         argv = [*p.argv_prefix, "--rules", str(rules), "--", *command]
-        elapsed, out, code = run_once(argv, env, cwd)
+        elapsed, out, code = run_once(argv, dict(env, **dict(p.env)), cwd)
         first_run[p.name] = elapsed
         outputs[p.name] = out
         if code != 0:
@@ -121,7 +137,7 @@ def bench_file(
         shift = i % len(players)  # rotate who goes first: no contender always runs cold
         for p in players[shift:] + players[:shift]:
             argv = [*p.argv_prefix, "--rules", str(rules), "--", *command]
-            elapsed, _, _ = run_once(argv, env, cwd)
+            elapsed, _, _ = run_once(argv, dict(env, **dict(p.env)), cwd)
             times[p.name].append(elapsed)
     distinct = {out for out in outputs.values()}
     if len(distinct) > 1:
@@ -185,7 +201,10 @@ def report_ratios(
             ratio = statistics.median(paired)
             of_medians = statistics.median(t) / statistics.median(times[codex_name])
             verdict = "met" if ratio <= target else "MISSED"
-            met = met and ratio <= target
+            if name == SOURCE_ONLY:
+                verdict = "informative, no target"
+            else:
+                met = met and ratio <= target
             print(
                 f"  ratio {name} / {codex_name}: median {ratio:.2f} (of medians"
                 f" {of_medians:.2f}), target <= {target}: {verdict}"
@@ -204,11 +223,14 @@ def main(argv: list[str] | None = None) -> int:
         "--cold-runs", type=int, default=5, help="runs with an empty cache (first run on a file)"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on a missed target")
+    parser.add_argument(
+        "--from-source",
+        action="store_true",
+        help="also time the console script on the package without bytecode (informative)",
+    )
     args = parser.parse_args(argv)
 
     codexes = codex_binaries()
-    players = contenders(codexes)
-    codex_names = [p.name for p in players if p.name.startswith("codex")]
     print(f"bench_check_process: {args.runs} alternating runs per contender and file; {load()}")
     print(byte_compile())
     if not codexes:
@@ -219,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory(prefix="shellgate-bench-") as tmp:
         work = Path(tmp)
+        copy = source_copy(work / "source") if args.from_source else None
+        players = contenders(codexes, copy)
+        codex_names = [p.name for p in players if p.name.startswith("codex")]
         home = work / "home"
         home.mkdir()
         env = dict(os.environ, HOME=str(home), CODEX_HOME=str(home), RUST_BACKTRACE="0")
