@@ -12,3 +12,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/pip install -q -e '.[dev]'
   touch "$stamp"
 fi
+# Bytecode for the package, as `pip install` leaves an installed one: the editable install never
+# gets any where PYTHONDONTWRITEBYTECODE=1 is set, and every `shellgate` process (the tests start
+# hundreds) would compile its modules from source. Only files changed since are recompiled.
+.venv/bin/python -m compileall -q server/shellgate >/dev/null
