@@ -5,7 +5,8 @@ test forbids `touch` for its own marker only. A marker on disk means Codex ran t
 folder's rules were not loaded); a missing marker with "rejected" in the tool output means Codex
 loaded them. Runs inside `unshare -rn` (loopback only), approval `never`, no sandbox.
 
-Usage (evidence): python tests/rules/codex_trust_probe.py CODEX_BINARY
+Usage (the evidence in docs/trust.md): .venv/bin/python tests/rules/codex_trust_probe.py CODEX
+prints, for each layout, which probes Codex refused and whether `codex_layers_for` agrees.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,3 +99,127 @@ def _tool_outputs(log: Path) -> list[str]:
                 value = item.get("output")
                 out.append(value if isinstance(value, str) else json.dumps(value))
     return out
+
+
+Build = Callable[[Path], tuple[Path, list[Probe]]]  # folder → (cwd, probes)
+
+
+def _matrix() -> dict[str, tuple[Callable[[Path], str], Build]]:
+    def entry(key: object, level: str = "trusted") -> str:
+        return f'[projects."{key}"]\ntrust_level = "{level}"\n'
+
+    def tree(d: Path, *nested: str, git: bool = True) -> tuple[Path, list[Probe]]:
+        folder = d / "proj"
+        folder.mkdir()
+        if git:
+            subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        probes = [forbid(folder / ".codex/rules", "m_root")]
+        for part in nested:
+            folder = folder / part
+            probes.append(forbid(folder / ".codex/rules", f"m_{part}"))
+        return folder, probes
+
+    def marked(d: Path) -> tuple[Path, list[Probe]]:
+        found = tree(d, "sub", "deep")
+        (d / "proj/sub/ROOTMARK").write_text("")
+        return found
+
+    def symlinked(d: Path) -> tuple[Path, list[Probe]]:
+        _, probes = tree(d)
+        (d / "link").symlink_to(d / "proj")
+        return d / "link", probes
+
+    def worktree(d: Path) -> tuple[Path, list[Probe]]:
+        tree(d)
+        git = ["git", "-C", str(d / "proj"), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+        subprocess.run([*git, "worktree", "add", "-q", str(d / "wt")], check=True)
+        return d / "wt", [forbid(d / "wt/.codex/rules", "m_wt")]
+
+    P = "proj"
+    return {
+        "git, root trusted": (lambda d: entry(d / P), tree),
+        "git, root untrusted": (lambda d: entry(d / P, "untrusted"), tree),
+        "git, no entry": (lambda d: "", tree),
+        "git, another project trusted": (lambda d: entry(d / "elsewhere"), tree),
+        "git, key with a trailing slash": (lambda d: entry(f"{d / P}/"), tree),
+        "nested, root trusted": (lambda d: entry(d / P), lambda d: tree(d, "sub", "deep")),
+        "nested, cwd trusted": (
+            lambda d: entry(d / P / "sub/deep"),
+            lambda d: tree(d, "sub", "deep"),
+        ),
+        "nested, middle trusted": (
+            lambda d: entry(d / P / "sub"),
+            lambda d: tree(d, "sub", "deep"),
+        ),
+        "nested, root untrusted, cwd trusted": (
+            lambda d: entry(d / P, "untrusted") + entry(d / P / "sub/deep"),
+            lambda d: tree(d, "sub", "deep"),
+        ),
+        "nested, root trusted, cwd untrusted": (
+            lambda d: entry(d / P) + entry(d / P / "sub/deep", "untrusted"),
+            lambda d: tree(d, "sub", "deep"),
+        ),
+        "no git, root trusted": (lambda d: entry(d / P), lambda d: tree(d, git=False)),
+        "no git, nested, parent trusted": (
+            lambda d: entry(d / P),
+            lambda d: tree(d, "sub", git=False),
+        ),
+        "no git, nested, cwd trusted": (
+            lambda d: entry(d / P / "sub"),
+            lambda d: tree(d, "sub", git=False),
+        ),
+        "project_root_markers = [], repo root trusted": (
+            lambda d: "project_root_markers = []\n" + entry(d / P),
+            lambda d: tree(d, "sub"),
+        ),
+        "project_root_markers = [ROOTMARK] in sub, sub trusted": (
+            lambda d: 'project_root_markers = ["ROOTMARK"]\n' + entry(d / P / "sub"),
+            marked,
+        ),
+        "cwd through a symlink, real path trusted": (lambda d: entry(d / P), symlinked),
+        "cwd through a symlink, link path trusted": (lambda d: entry(d / "link"), symlinked),
+        "worktree, main checkout trusted": (lambda d: entry(d / P), worktree),
+        "worktree, worktree trusted": (lambda d: entry(d / "wt"), worktree),
+        "worktree, no entry": (lambda d: "", worktree),
+        "broken TOML": (lambda d: entry(d / P) + "this is = broken\n", tree),
+        'trust_level = "yes"': (lambda d: entry(d / P, "yes"), tree),
+    }
+
+
+def main(argv: Sequence[str]) -> int:
+    import shutil
+
+    from shellgate.rules.layers import LayerKind
+    from shellgate.rules.trust import ConfigError, codex_layers_for
+
+    codex = Path(argv[0]).resolve()
+    base = Path(argv[1]) if len(argv) > 1 else Path.home() / "sg-trust-matrix"
+    disagreements = 0
+    for n, (name, (config, build)) in enumerate(_matrix().items()):
+        d = base / str(n)
+        shutil.rmtree(d, ignore_errors=True)
+        (d / "home").mkdir(parents=True)
+        cwd, probes = build(d)
+        (d / "home/config.toml").write_text(config(d))
+        try:
+            layers, _ = codex_layers_for(cwd, codex_home=d / "home")
+            ours = {x.folder for x in layers if x.kind is LayerKind.PROJECT}
+            predicted: object = {p.marker: str(p.rules_dir) in ours for p in probes}
+        except ConfigError as exc:
+            predicted = f"error {exc.line}:{exc.column}"
+        try:
+            seen: object = run_codex(codex, codex_home=d / "home", cwd=cwd, probes=probes,
+                                     work=d / "work")  # fmt: skip
+        except AssertionError:
+            lines = (d / "work/stderr.txt").read_text().splitlines()
+            where = next((x for x in lines if str(d / "home/config.toml") in x), "?")
+            seen = "error " + ":".join(where.split(":")[1:3])
+        agree = "agrees" if seen == predicted else "DISAGREES"
+        disagreements += seen != predicted
+        print(f"{name:55s} codex {seen}  shellgate {agree}", flush=True)
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

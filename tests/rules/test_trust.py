@@ -62,9 +62,7 @@ def test_untrusted_or_unlisted_project_rules_are_ignored(
     tmp_path: Path, config: str, status: str
 ) -> None:
     proj = tmp_path / "proj"
-    config = config.format(
-        untrusted=_entry(proj, "untrusted"), slash=_entry(f"{proj}/"), proj=proj
-    )
+    config = config.format(untrusted=_entry(proj, "untrusted"), slash=_entry(f"{proj}/"), proj=proj)
     home, cwd = _setup(tmp_path, config)
     trust = project_trust(cwd, codex_home=home)
     assert trust.status == status

@@ -62,6 +62,9 @@ class ProjectTrust:
     config: Path  # the config.toml read (it may not exist)
     entry: str | None  # the `[projects."…"]` key that decided `status`
     folders: tuple[FolderTrust, ...] = ()  # folders root..cwd holding `.codex`, root first
+    # "config": Codex's config.toml decided; "flag": the caller named a project it trusts
+    # (`--project DIR`), whatever config.toml says
+    source: Literal["config", "flag"] = "config"
 
     @property
     def loads_project_rules(self) -> bool:
@@ -76,6 +79,11 @@ class ProjectTrust:
     def describe(self) -> str:
         """One sentence for people: what Codex does with this project's rules, and why."""
         where = f"in Codex's config ({self.config})"
+        if self.source == "flag":
+            return (
+                f"--project trusts {self.root}: its .codex/rules load (Codex itself decides "
+                f"by the [projects.\"…\"] entries of {self.config})"
+            )
         if not self.folders:
             what = {
                 "trusted": f"the project is trusted {where}",
@@ -91,7 +99,7 @@ class ProjectTrust:
                 )
             return (
                 f"Codex ignores this project's rules: the project is not trusted {where}; "
-                f"no [projects.\"…\"] entry for {self.root}"
+                f'no [projects."…"] entry for {self.root}'
             )
         loaded = ", ".join(str(f.folder / ".codex" / "rules") for f in self.folders if f.trusted)
         text = f"Codex loads this project's rules ({loaded}): trusted {where}"
@@ -267,18 +275,31 @@ def _between(root: Path, cwd: Path) -> list[Path]:
     return chain[::-1]
 
 
+def trusted_project(project: Path, *, cwd: Path, codex_home: Path) -> ProjectTrust:
+    """`--project DIR`: the caller trusts DIR; its `.codex/rules` is the project layer."""
+    project = Path(os.path.abspath(project))
+    folders = (FolderTrust(project, "trusted", None),)
+    return ProjectTrust(Path(os.path.abspath(cwd)), project, "trusted",
+                        codex_home / "config.toml", None, folders, "flag")  # fmt: skip
+
+
 def codex_layers_for(
     cwd: Path,
     *,
     codex_home: Path | None = None,
     extra_rules: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    project: Path | None = None,
 ) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
     """The rule layers Codex would load for a session in `cwd`, from disk, and the trust that
     chose them: the user layer, each trusted project folder's `.codex/rules` (root first), then
-    `extra_rules` (ShellGate's command-line layer). Raises ConfigError on a broken config.toml."""
+    `extra_rules` (ShellGate's command-line layer). Raises ConfigError on a broken config.toml.
+    `project` (`--project DIR`) replaces Codex's trust by the caller's: DIR's rules load."""
     home = codex_home if codex_home is not None else default_codex_home(env)
-    trust = project_trust(cwd, codex_home=home)
+    if project is not None:
+        trust = trusted_project(project, cwd=cwd, codex_home=home)
+    else:
+        trust = project_trust(cwd, codex_home=home)
     layers = [RulesLayer(LayerKind.USER, str(home / "rules"), rules_files(home / "rules"))]
     for folder in trust.folders:
         if folder.trusted:
