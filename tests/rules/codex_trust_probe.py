@@ -129,6 +129,21 @@ def _matrix() -> dict[str, tuple[Callable[[Path], str], Build]]:
         (d / "link").symlink_to(d / "proj")
         return d / "link", probes
 
+    def symlinked_nogit(d: Path) -> tuple[Path, list[Probe]]:
+        _, probes = tree(d, git=False)
+        (d / "link").symlink_to(d / "proj")
+        return d / "link", probes
+
+    def real_cwd_nogit(d: Path) -> tuple[Path, list[Probe]]:
+        cwd, probes = tree(d, git=False)
+        (d / "link").symlink_to(d / "proj")
+        (d / "link2").symlink_to(d / "proj")
+        return cwd, probes
+
+    def two_links_nogit(d: Path) -> tuple[Path, list[Probe]]:
+        _, probes = real_cwd_nogit(d)
+        return d / "link", probes
+
     def worktree(d: Path) -> tuple[Path, list[Probe]]:
         tree(d)
         git = ["git", "-C", str(d / "proj"), "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -179,6 +194,27 @@ def _matrix() -> dict[str, tuple[Callable[[Path], str], Build]]:
         ),
         "cwd through a symlink, real path trusted": (lambda d: entry(d / P), symlinked),
         "cwd through a symlink, link path trusted": (lambda d: entry(d / "link"), symlinked),
+        "no git, cwd through a symlink, real path trusted": (
+            lambda d: entry(d / P),
+            symlinked_nogit,
+        ),
+        "no git, cwd through a symlink, link path trusted": (
+            lambda d: entry(d / "link"),
+            symlinked_nogit,
+        ),
+        "no git, real cwd, a symlink to it trusted": (lambda d: entry(d / "link"), real_cwd_nogit),
+        "no git, cwd through a symlink, another symlink trusted": (
+            lambda d: entry(d / "link2"),
+            two_links_nogit,
+        ),
+        "no git, cwd through a symlink, link untrusted, real path trusted": (
+            lambda d: entry(d / "link", "untrusted") + entry(d / P),
+            symlinked_nogit,
+        ),
+        "no git, cwd through a symlink, link trusted, real path untrusted": (
+            lambda d: entry(d / "link") + entry(d / P, "untrusted"),
+            symlinked_nogit,
+        ),
         "worktree, main checkout trusted": (lambda d: entry(d / P), worktree),
         "worktree, worktree trusted": (lambda d: entry(d / "wt"), worktree),
         "worktree, no entry": (lambda d: "", worktree),
@@ -196,7 +232,10 @@ def main(argv: Sequence[str]) -> int:
     codex = Path(argv[0]).resolve()
     base = Path(argv[1]) if len(argv) > 1 else Path.home() / "sg-trust-matrix"
     disagreements = 0
+    only = argv[2:]
     for n, (name, (config, build)) in enumerate(_matrix().items()):
+        if only and not any(o in name for o in only):
+            continue
         d = base / str(n)
         shutil.rmtree(d, ignore_errors=True)
         (d / "home").mkdir(parents=True)
@@ -204,8 +243,8 @@ def main(argv: Sequence[str]) -> int:
         (d / "home/config.toml").write_text(config(d))
         try:
             layers, _ = codex_layers_for(cwd, codex_home=d / "home")
-            ours = {x.folder for x in layers if x.kind is LayerKind.PROJECT}
-            predicted: object = {p.marker: str(p.rules_dir) in ours for p in probes}
+            ours = {os.path.realpath(x.folder or "") for x in layers if x.kind is LayerKind.PROJECT}
+            predicted: object = {p.marker: os.path.realpath(p.rules_dir) in ours for p in probes}
         except ConfigError as exc:
             predicted = f"error {exc.line}:{exc.column}"
         try:

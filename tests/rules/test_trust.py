@@ -179,3 +179,15 @@ def test_a_missing_config_trusts_nothing(tmp_path: Path) -> None:
     (tmp_path / "p" / ".codex" / "rules").mkdir(parents=True)
     trust = project_trust(tmp_path / "p", codex_home=tmp_path / "nohome")
     assert trust.status == "unknown" and not trust.loads_project_rules
+
+
+def test_through_a_symlink_the_real_paths_entry_comes_first(tmp_path: Path) -> None:
+    proj, link = tmp_path / "proj", tmp_path / "link"
+    home, _ = _setup(tmp_path, _entry(link, "untrusted") + _entry(proj), git=False)
+    link.symlink_to(proj)
+    trust = project_trust(link, codex_home=home)
+    assert (trust.cwd, trust.status, trust.entry) == (proj, "trusted", str(proj))
+    (home / "config.toml").write_text(_entry(link))  # the link's spelling still counts
+    assert project_trust(link, codex_home=home).entry == str(link)
+    (home / "config.toml").write_text(_entry(tmp_path / "other-link"))
+    assert project_trust(link, codex_home=home).status == "unknown"

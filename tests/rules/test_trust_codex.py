@@ -3,6 +3,7 @@ project layers `codex_layers_for` returns. Codex runs offline (`unshare -rn`, th
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +67,14 @@ def worktree(tmp: Path) -> tuple[str, Path, list[Probe]]:
     return _entry(main), tmp / "wt", [forbid(tmp / "wt" / ".codex" / "rules", "m_wt")]
 
 
+def symlink(tmp: Path) -> tuple[str, Path, list[Probe]]:
+    # cwd reached through a symlink: the real path's entry wins over the link's
+    (tmp / "proj").mkdir()
+    probes = [forbid(tmp / "proj" / ".codex" / "rules", "m_root")]
+    (tmp / "link").symlink_to(tmp / "proj")
+    return _entry(tmp / "link", "untrusted") + _entry(tmp / "proj"), tmp / "link", probes
+
+
 def _agree(codex: Path, tmp: Path, layout: Layout) -> dict[str, bool]:
     config, cwd, probes = layout(tmp)
     home = tmp / "home"
@@ -73,12 +82,12 @@ def _agree(codex: Path, tmp: Path, layout: Layout) -> dict[str, bool]:
     (home / "config.toml").write_text(config)
     refused = run_codex(codex, codex_home=home, cwd=cwd, probes=probes, work=tmp / "work")
     layers, _ = codex_layers_for(cwd, codex_home=home)
-    ours = {layer.folder for layer in layers if layer.kind is LayerKind.PROJECT}
-    assert {p.marker: str(p.rules_dir) in ours for p in probes} == refused
+    ours = {os.path.realpath(x.folder or "") for x in layers if x.kind is LayerKind.PROJECT}
+    assert {p.marker: os.path.realpath(p.rules_dir) in ours for p in probes} == refused
     return refused
 
 
-CASES = [trusted, untrusted, absent, nested, nested_cwd_trusted, worktree]
+CASES = [trusted, untrusted, absent, nested, nested_cwd_trusted, worktree, symlink]
 
 
 @pytest.mark.parametrize("layout", CASES, ids=[c.__name__ for c in CASES])
@@ -91,6 +100,7 @@ def test_codex_0169_obeys_the_layers_shellgate_predicts(tmp_path: Path, layout: 
         "nested": {"m_root": True, "m_sub": True, "m_deep": False},
         "nested_cwd_trusted": {"m_root": False, "m_sub": True},
         "worktree": {"m_wt": True},
+        "symlink": {"m_root": True},
     }[layout.__name__]
     assert refused == expected  # both sides agree; and they agree with docs/trust.md
 

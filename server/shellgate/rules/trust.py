@@ -244,13 +244,22 @@ def project_trust(cwd: Path, *, codex_home: Path) -> ProjectTrust:
     config_path = codex_home / "config.toml"
     config = read_config(config_path)
     levels = _trust_levels(config, config_path)
-    cwd = Path(os.path.abspath(cwd))
+    given = Path(os.path.abspath(cwd))
+    cwd = Path(os.path.realpath(given))
     root = find_project_root(cwd, _root_markers(config, config_path))
     repo = git_repo_root(cwd)
-    fallbacks = [str(root)] + ([str(repo)] if repo is not None else [])
+
+    def spelled(folder: Path) -> Path | None:
+        """`folder` (an ancestor of the real cwd) as the caller spelled it, through symlinks."""
+        depth = len(cwd.parts) - len(folder.parts)
+        if depth == 0:
+            return given
+        return given.parents[depth - 1] if depth <= len(given.parents) else None
 
     def decide(folder: Path) -> tuple[TrustStatus, str | None]:
-        for key in (str(folder), *fallbacks):
+        # The real path first, then the spelling through a symlink (docs/trust.md)
+        keys = (folder, root, repo, spelled(folder), spelled(root))
+        for key in dict.fromkeys(str(k) for k in keys if k is not None):
             if key in levels:
                 return ("trusted" if levels[key] == "trusted" else "untrusted"), key
         return "unknown", None
