@@ -38,7 +38,13 @@ def forbid(rules_dir: Path, marker: str) -> Probe:
 
 
 def run_codex(
-    codex: Path, *, codex_home: Path, cwd: Path, probes: Sequence[Probe], work: Path
+    codex: Path,
+    *,
+    codex_home: Path,
+    cwd: Path,
+    probes: Sequence[Probe],
+    work: Path,
+    extra: Sequence[str] = (),
 ) -> dict[str, bool]:
     """{marker: True when Codex refused `touch marker` (its rules were loaded)}."""
     work.mkdir(parents=True, exist_ok=True)
@@ -60,7 +66,7 @@ timeout 60 "$CODEX" exec --json --skip-git-repo-check --ephemeral -C "$CWD" \
 base_url=\"http://127.0.0.1:$PORT/v1\"}" \
   -c model=stand-in -c check_for_update_on_startup=false -c analytics.enabled=false \
   -c approval_policy=never -s danger-full-access --disable plugins \
-  "go" > "$WORK/events.jsonl" 2> "$WORK/stderr.txt"
+  "$@" "go" > "$WORK/events.jsonl" 2> "$WORK/stderr.txt"
 echo "rc=$?" > "$WORK/rc"
 kill $SP; wait $SP 2>/dev/null
 exit 0
@@ -73,7 +79,9 @@ exit 0
         "WORK": str(work),
         "PY": PYTHON,
     }
-    subprocess.run(["unshare", "-rn", "bash", "-c", inner], env=env, check=True, timeout=120)
+    subprocess.run(
+        ["unshare", "-rn", "bash", "-c", inner, "bash", *extra], env=env, check=True, timeout=120
+    )
     outputs = _tool_outputs(work / "requests.jsonl")
     result = {}
     for p in probes:

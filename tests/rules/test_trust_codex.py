@@ -13,7 +13,7 @@ from codex_trust_probe import Probe, forbid, run_codex
 
 import realtools
 from shellgate.rules.layers import LayerKind
-from shellgate.rules.trust import ConfigError, codex_layers_for
+from shellgate.rules.trust import ConfigError, codex_layers_for, project_trust
 
 Layout = Callable[[Path], tuple[str, Path, list[Probe]]]  # tmp → (config.toml, cwd, probes)
 
@@ -123,3 +123,31 @@ def test_a_broken_config_stops_codex_and_shellgate_at_the_same_place(tmp_path: P
         codex_layers_for(cwd, codex_home=home)
     assert "Error loading config.toml" in stderr
     assert f"{home / 'config.toml'}:{info.value.line}:{info.value.column}:" in stderr
+
+
+@pytest.mark.parametrize("git", [True, False], ids=["git", "no-git"])
+def test_codex_exec_trust_writes_the_root_shellgate_resolves(tmp_path: Path, git: bool) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    if git:
+        subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    cwd = proj / "sub"
+    probes = [
+        forbid(proj / ".codex" / "rules", "m_root"),
+        forbid(cwd / ".codex" / "rules", "m_sub"),
+    ]
+    home = tmp_path / "home"
+    home.mkdir()
+    before = project_trust(cwd, codex_home=home)
+    assert before.status == "unknown" and before.root == (proj if git else cwd)
+    refused = run_codex(realtools.codex("0.169.0"), codex_home=home, cwd=cwd, probes=probes,
+                        work=tmp_path / "work", extra=["--trust"])  # fmt: skip
+    assert (home / "config.toml").read_text() == (
+        f'[projects."{before.root}"]\ntrust_level = "trusted"\n'
+    )
+    after = project_trust(cwd, codex_home=home)
+    assert (after.status, after.entry) == ("trusted", str(before.root))
+    assert refused == {"m_root": git, "m_sub": True}
+    layers, _ = codex_layers_for(cwd, codex_home=home)
+    ours = {x.folder for x in layers if x.kind is LayerKind.PROJECT}
+    assert {p.marker: str(p.rules_dir) in ours for p in probes} == refused
