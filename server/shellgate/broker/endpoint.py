@@ -39,7 +39,7 @@ from shellgate.broker.protocol import (
 
 log = logging.getLogger("shellgate.broker")
 
-MAX_LINE = 1 << 20  # one request; a longer line is refused and the connection closed
+MAX_LINE = 1 << 20  # one request; a longer line closes the connection unanswered
 
 OnDecide = Callable[[AgentRequest], Awaitable[AgentDecision]]
 OnAsk = Callable[[AgentRequest, float], Awaitable[AgentAnswer]]
@@ -65,7 +65,10 @@ class Endpoint:
         self.version = version
         self.info: discovery.ServerInfo | None = None
         self.refused = 0  # connections from another uid, for tests and logs
+        # Sees every message, ("in" | "out", message): schema checks in tests, debug logs.
+        self.trace: Callable[[str, Any], None] | None = None
         self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> discovery.ServerInfo:
         folder = discovery.ensure_runtime_dir()
@@ -95,6 +98,13 @@ class Endpoint:
             discovery.remove_info(self.info)
             self.info = None
 
+    async def aclose(self) -> None:
+        """`close`, and end the connections still open (their questions go unanswered)."""
+        self.close()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
         try:
@@ -108,12 +118,16 @@ class Endpoint:
             return
         lock = asyncio.Lock()
         tasks: set[asyncio.Task[None]] = set()
+        me = asyncio.current_task()
+        if me is not None:
+            self._connections.add(me)
+            me.add_done_callback(self._connections.discard)
         try:
             while True:
                 try:
                     line = await reader.readline()
                 except (ValueError, asyncio.LimitOverrunError):
-                    await self._send(writer, lock, _error(None, INVALID_REQUEST, "line too long"))
+                    log.warning("broker: a request over %d bytes: connection closed", MAX_LINE)
                     break
                 if not line:
                     break
@@ -136,6 +150,8 @@ class Endpoint:
         except ValueError:
             await self._send(writer, lock, _error(None, PARSE_ERROR, "not JSON"))
             return
+        if self.trace is not None:
+            self.trace("in", msg)
         msg_id = msg.get("id") if isinstance(msg, dict) else None
         try:
             result = await self._dispatch(msg)
@@ -177,6 +193,8 @@ class Endpoint:
     async def _send(
         self, writer: asyncio.StreamWriter, lock: asyncio.Lock, body: dict[str, Any]
     ) -> None:
+        if self.trace is not None:
+            self.trace("out", body)
         async with lock:
             try:
                 writer.write(json.dumps(body).encode() + b"\n")

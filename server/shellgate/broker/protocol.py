@@ -88,7 +88,7 @@ class AgentRequest:
             "cwd": self.cwd,
             "command": self.command if isinstance(self.command, str) else list(self.command),
             "justification": self.justification,
-            "approvalPolicy": self.approval_policy,
+            "approvalPolicy": _policy_json(self.approval_policy),
             "sandbox": self.sandbox,
             "sandboxPermissions": self.sandbox_permissions,
         }
@@ -134,6 +134,15 @@ class AgentAnswer:
             "message": self.message,
             "amendmentWritten": self.amendment_written,
         }
+
+
+def _policy_json(policy: str) -> Any:
+    """A granular policy travels as the object it is; the others as their names."""
+    if policy.lstrip().startswith("{"):
+        import json
+
+        return json.loads(policy)
+    return policy
 
 
 def _obj(raw: object, what: str) -> dict[str, Any]:
