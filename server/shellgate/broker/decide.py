@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from shellgate.approval.context import ExecContext
     from shellgate.explain.model import Explanation
     from shellgate.rules.layers import RulesLayer
+    from shellgate.rules.policy import Policy
 
 _DECISION = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
 
@@ -34,14 +35,13 @@ def decide(
     from shellgate.approval.requirement import Forbidden, NeedsApproval, requirement_type
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
-    from shellgate.rules.layer_cache import load_layers_cached
 
     if not os.path.isdir(request.cwd):
         raise ProtocolError(f"cwd {request.cwd} is not a directory")
     context = context_of(request)
     try:
         layers = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
-        policy = load_layers_cached(layers)
+        policy = _policy(layers)
     except RulesError as err:
         why = f"the rules do not load, so nothing runs unasked: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
@@ -71,28 +71,75 @@ def context_of(request: AgentRequest) -> ExecContext:
     )
 
     try:
-        return ExecContext(
-            approval_policy=ApprovalPolicy.parse(request.approval_policy),
-            sandbox=SandboxMode(request.sandbox),
-            sandbox_permissions=SandboxPermissions(request.sandbox_permissions),
-            justification=request.justification,
-        )
+        policy = ApprovalPolicy.parse(request.approval_policy)
     except ValueError as exc:
-        raise ProtocolError(str(exc)) from None
+        raise ProtocolError(f"approval policy: {exc}") from None
+    try:
+        sandbox = SandboxMode(request.sandbox)
+        permissions = SandboxPermissions(request.sandbox_permissions)
+    except ValueError:
+        raise ProtocolError(
+            f"unknown sandbox {request.sandbox!r} or sandbox permissions "
+            f"{request.sandbox_permissions!r}"
+        ) from None
+    return ExecContext(
+        approval_policy=policy,
+        sandbox=sandbox,
+        sandbox_permissions=permissions,
+        justification=request.justification,
+    )
+
+
+_memo: dict[tuple[object, ...], Policy] = {}
+
+
+def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
+    """The layers' policy, kept in memory while no file changes (a long-lived endpoint asks
+    again and again); layer_cache keeps it across processes (a hook asks once)."""
+    from shellgate.rules.layer_cache import load_layers_cached
+
+    try:
+        stats = [
+            (path, st.st_mtime_ns, st.st_size, st.st_ino)
+            for layer in layers
+            for path in layer.files
+            for st in (os.stat(path),)
+        ]
+        key: tuple[object, ...] = (layers, *stats)
+    except OSError:
+        return load_layers_cached(layers)  # the loader reports it properly
+    policy = _memo.get(key)
+    if policy is None:
+        policy = load_layers_cached(layers)
+        _memo.clear()  # one entry per process is enough: sessions share their layers
+        _memo[key] = policy
+    return policy
 
 
 def layers_for(
     cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
 ) -> tuple[RulesLayer, ...]:
     """The layers Codex loads for a session in `cwd`: the project's only when Codex trusts it."""
-    try:
-        from shellgate.rules.trust import codex_layers_for
-    except ImportError:  # before the trust engineer's module lands: the git root, trusted
+    if _HAS_TRUST is None:
+        _find_trust()
+    if not _HAS_TRUST:  # before rules.trust lands: the git root, as a trusted project
         from shellgate.rules.layers import discover_layers
 
         return discover_layers(codex_home=codex_home, project=_git_root(cwd), env=env)
+    from shellgate.rules.trust import codex_layers_for  # type: ignore[import-not-found,unused-ignore]
+
     layers: tuple[RulesLayer, ...] = codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
     return layers
+
+
+_HAS_TRUST: bool | None = None
+
+
+def _find_trust() -> None:
+    global _HAS_TRUST
+    import importlib.util
+
+    _HAS_TRUST = importlib.util.find_spec("shellgate.rules.trust") is not None
 
 
 def _git_root(cwd: Path) -> Path | None:
