@@ -13,7 +13,7 @@ import contextlib
 import json
 import os
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PREFIX = "server-"
 
@@ -22,8 +22,7 @@ class RuntimeDirError(OSError):
     """The runtime folder is missing, not ours, or open to others: it must not be used."""
 
 
-@dataclass(frozen=True)
-class ServerInfo:
+class ServerInfo(NamedTuple):
     pid: int
     workspace_folders: tuple[str, ...]
     socket: str
