@@ -185,6 +185,23 @@ def _read_split(script: str, cross_check: bool) -> SplitReading:
     return split
 
 
+def cross_check(script: str) -> str | None:
+    """bash's own grammar against tree-sitter's reading of a script Codex splits, whatever
+    ShellGate's guards say (None: they agree, or Codex does not split it). Loads bashlex."""
+    parsed = parse(script)
+    if parsed is None or read_split(script).codex is None:
+        return None
+    tree, src = parsed
+    nodes: list[Node] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            nodes.append(node)
+        stack.extend(node.named_children)
+    return bash_reading.disagreement(script, [_word_spans(c, src) for c in nodes])
+
+
 def _gap_objection(leaves: list[Node], src: bytes) -> str | None:
     """Why bash does not read as blanks what tree-sitter skipped between tokens, if so.
 
