@@ -215,3 +215,20 @@ async def test_status_request(client: LanguageClient) -> None:
     assert status["files"][0].endswith("a.rules") and status["files"][2].endswith("r.rules")
     (refused,) = status["refused"]
     assert refused["path"].endswith("b.rules") and refused["message"] == "invalid decision: deny"
+
+
+async def test_the_server_checks_splits_against_bashs_grammar(client: LanguageClient) -> None:
+    # `time` is a keyword to bash: the hover says what Codex's rules would see and what runs
+    uri = open_doc(client, env_of(client).project / "r.rules", "# check: time -p rm -rf build\n")
+    text = await hover(client, uri, 0, 12)
+    assert text is not None and "Codex splits  `time -p rm -rf build`" in text
+    assert "bash runs     `rm -rf build`" in text
+    # the server process turned bashlex on: `ls | time ls` (bash runs /usr/bin/time there) is
+    # beyond bashlex, so the server judges it whole; a one-shot `shellgate explain` splits it
+    result = plain(
+        await client.protocol.send_request_async("shellgate/explain", {"script": "ls | time ls"})
+    )
+    jsonschema.validate(result, SCHEMA)
+    assert result["parse"] == "whole"
+    assert "bashlex" in result["split_difference"]["why"]
+    assert result["split_difference"]["bash_runs"] is None
