@@ -223,10 +223,10 @@ async def test_the_server_checks_splits_against_bashs_grammar(client: LanguageCl
     text = await hover(client, uri, 0, 12)
     assert text is not None and "Codex splits  `time -p rm -rf build`" in text
     assert "bash runs     `rm -rf build`" in text
-    # the server process turned bashlex on: `ls | time ls` (bash runs /usr/bin/time there) is
-    # beyond bashlex, so the server judges it whole; a one-shot `shellgate explain` splits it
+    # the server process turned bashlex on: only bash's own grammar sees that bash rejects
+    # `then` here, so the server judges it whole; a one-shot `shellgate explain` splits it
     result = plain(
-        await client.protocol.send_request_async("shellgate/explain", {"script": "ls | time ls"})
+        await client.protocol.send_request_async("shellgate/explain", {"script": "ls && then true"})
     )
     jsonschema.validate(result, SCHEMA)
     assert result["parse"] == "whole"

@@ -27,6 +27,7 @@ from pathlib import Path
 
 STUBS = r"""
 set +B -f
+builtin trap 'builtin wait' EXIT  # a coprocess records before bash exits
 __n=0
 __rec() {
   builtin printf '%s\0' "$#" "$@" >> "$__RECFILE"
@@ -212,7 +213,7 @@ CONSTRUCTS: dict[str, Construct] = {
     if r.random() < 0.5
     else _sub(r, s, ["&& ", "; ", "| "], lambda: r.choice(["&& ", "; ", "| "]) + "time "),
     "keyword_coproc": lambda r, s: "coproc " + s
-    if r.random() < 0.5 else _sub(r, s, ["; "], "; coproc "),
+    if r.random() < 0.5 else _sub(r, s, ["; ", "| "], lambda: r.choice(["; ", "| "]) + "coproc "),
     "keyword_other": lambda r, s: _sub(r, s, SEPS, lambda: r.choice(SEPS) + r.choice(
         ["! ", "{ ", "function ", "select ", "then ", "do ", "in ", "[[ ", "]] ", "} "])),
     "keyword_words": lambda r, s: _word(r, s, _pick(

@@ -26,6 +26,7 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("time rm -rf t", [["rm", "-rf", "t"]]),
         ("time -p rm -rf t", [["rm", "-rf", "t"]]),
         ("coproc rm -rf t", [["rm", "-rf", "t"]]),
+        ("ls | coproc rm -rf t", [["rm", "-rf", "t"], ["ls"]]),
         ("ls | time rm -rf t", [["time", "rm", "-rf", "t"], ["ls"]]),  # /usr/bin/time here
         # tree-sitter glues `rm -rf x` onto `head`; bash runs it on its own line (beyond Codex)
         (

@@ -88,6 +88,7 @@ def test_plain_scripts(script: str, expected: list[list[str]]) -> None:
         "time -p ls",
         "ls && time ls",
         "coproc ls",
+        "ls | coproc ls",  # unlike `time`, a keyword after `|` too
         "printf x -a\u3000b",  # tree-sitter: two words, bash: one
         "ls -la\u2003x",
         "{ ls; }",

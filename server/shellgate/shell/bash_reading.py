@@ -106,13 +106,21 @@ def _char_spans(script: str, byte_spans: Sequence[Spans]) -> list[Spans]:
     return [tuple((at[a], at[b]) for a, b in c) for c in byte_spans]
 
 
-def disagreement(script: str, byte_spans: Sequence[Spans]) -> str | None:
+def disagreement(
+    script: str, byte_spans: Sequence[Spans], masked: Sequence[tuple[int, int]] = ()
+) -> str | None:
     """Why bash's grammar reads `script`'s commands differently from tree-sitter, whose
-    commands have words at `byte_spans` (UTF-8 offsets); None if they agree."""
+    commands have words at `byte_spans` (UTF-8 offsets); None if they agree. The words at
+    `masked` (byte spans) are ordinary words to bash that bashlex cannot read (`a | time b`):
+    bashlex reads same-length filler there."""
     if len(script) > MAX_CHARS:
         return f"too long ({len(script)} characters) to check against bash's own grammar"
+    (spans,) = _char_spans(script, [tuple(masked)]) if masked else [()]
+    readable = script
+    for start, end in spans:
+        readable = readable[:start] + "x" * (end - start) + readable[end:]
     try:
-        commands = _commands(_parse(script))
+        commands = _commands(_parse(readable))
     except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
         return f"bash's own grammar (bashlex) does not read it as plain commands ({_why(exc)})"
     theirs = Counter(tuple(_trim(script, *w.pos) for w in c) for c in commands)

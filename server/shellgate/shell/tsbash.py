@@ -179,7 +179,8 @@ def _read_split(script: str, cross_check: bool) -> SplitReading:
             bash = tuple(c for node in nodes for c in _bash_commands(node, src))
             return replace(split, objection=objection, bash=bash)
     if cross_check:
-        objection = bash_reading.disagreement(script, [_word_spans(c, src) for c in nodes])
+        spans = [_word_spans(c, src) for c in nodes]
+        objection = bash_reading.disagreement(script, spans, _piped_time(nodes, src))
         if objection is not None:
             return replace(split, objection=objection)
     return split
@@ -199,7 +200,19 @@ def cross_check(script: str) -> str | None:
         if node.type == "command":
             nodes.append(node)
         stack.extend(node.named_children)
-    return bash_reading.disagreement(script, [_word_spans(c, src) for c in nodes])
+    spans = [_word_spans(c, src) for c in nodes]
+    return bash_reading.disagreement(script, spans, _piped_time(nodes, src))
+
+
+def _piped_time(nodes: list[Node], src: bytes) -> list[tuple[int, int]]:
+    """Where `time` is a command name after `|` (bash runs /usr/bin/time there; bashlex reads
+    a keyword and raises): these words are masked before bashlex reads the script."""
+    out: list[tuple[int, int]] = []
+    for command in nodes:
+        name = command.child_by_field_name("name")
+        if name is not None and text(name, src) == "time" and not _reads_keyword(command, src):
+            out.append((name.start_byte, name.end_byte))
+    return out
 
 
 def _gap_objection(leaves: list[Node], src: bytes) -> str | None:
@@ -260,14 +273,16 @@ def _strip_keywords(words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _reads_keyword(command: Node, src: bytes) -> bool:
-    """Whether bash reads this command's first word as the keyword `time` or `coproc`: a
-    word where a pipeline starts (after `|` it is an ordinary command name, /usr/bin/time)."""
+    """Whether bash reads this command's first word as the keyword `time` or `coproc`:
+    `coproc` wherever a command starts, `time` only where a pipeline starts (after `|` it is
+    an ordinary command name, /usr/bin/time)."""
     name = command.child_by_field_name("name")
-    if name is None or text(name, src) not in _KEYWORDS:
+    word = text(name, src) if name is not None else None
+    if word not in _KEYWORDS:
         return False
     parent = command.parent
     piped = parent is not None and parent.type == "pipeline" and parent.named_children[0] != command
-    return not piped
+    return word == "coproc" or not piped
 
 
 def _command_objection(command: Node, src: bytes) -> str | None:
