@@ -293,8 +293,9 @@ def _command_objection(command: Node, src: bytes) -> str | None:
         if not between:
             # `-a\u3000b`: tree-sitter starts a word at a Unicode space, bash reads one word
             return (
-                f"tree-sitter reads `{text(before, src)}` and `{text(after, src)}` as two "
-                "words with nothing between them; bash reads one word"
+                f"tree-sitter reads `{_shown(text(before, src))}` and "
+                f"`{_shown(text(after, src))}` as two words with nothing between them; bash "
+                "reads one word"
             )
         # tree-sitter-bash's recovery can glue the first command of a line to the last command
         # of a piped line (`ls | cat | head\nrm -rf x && true` gives `head rm -rf x`, with no
@@ -311,6 +312,13 @@ def _command_objection(command: Node, src: bytes) -> str | None:
             "command after it, which the rules would not see"
         )
     return None
+
+
+def _shown(word: str) -> str:
+    """`word` with blanks other than a space escaped, so that a message shows them."""
+    return "".join(
+        c if c == " " or (c.isprintable() and not c.isspace()) else f"\\u{ord(c):04x}" for c in word
+    )
 
 
 def _crosses_line(between: bytes) -> bool:
