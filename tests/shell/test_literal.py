@@ -31,7 +31,7 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         (
             "echo A | cat | head\n# c\nrm -rf x && true",
             [["true"], ["head"], ["rm", "-rf", "x"], ["cat"], ["echo", "A"]],
-        ),  # fmt: skip
+        ),
         ("ls | time rm -rf t", [["time", "rm", "-rf", "t"], ["ls"]]),  # /usr/bin/time here
         # tree-sitter glues `rm -rf x` onto `head`; bash runs it on its own line (beyond Codex)
         (
