@@ -6,9 +6,13 @@ tree-sitter's error recovery and real bash disagree (`\\ rm -rf x` is `rm` to Co
 
 - `word_only_commands(script)`: B2 `try_parse_word_only_commands_sequence`: the commands, if
   the tree has no error and holds only plain words and quoted strings joined by
-  `&& || ; |`; else None.
+  `&& || ; |`, and bash would run those argvs; else None. `read_split(script)` says how Codex
+  splits it and, where bash would not run that, why and what bash runs (beyond Codex: the
+  keywords `time`/`coproc`, a command glued across a newline, two words bash reads as one,
+  blanks that are not blanks to bash; and bash's own grammar when `bash_reading` is enabled).
 - `literal_commands(script)`: B2 `parse_shell_lc_literal_commands`: every `command` node of an
-  error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks.
+  error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks
+  (beyond Codex, cut where bash ends a glued command and past `time`/`coproc`).
 
 The grammar's external scanner (tree-sitter-bash 0.25.1, the newest on PyPI) reads a brace
 range `{1..9}` with C `isdigit()` on the Unicode code point after `{` or `..`: glibc indexes its
@@ -218,7 +222,7 @@ def _piped_time(nodes: list[Node], src: bytes) -> list[tuple[int, int]]:
 def _gap_objection(leaves: list[Node], src: bytes) -> str | None:
     """Why bash does not read as blanks what tree-sitter skipped between tokens, if so.
 
-    ShellGate's one deliberate difference from Codex (security first): a carriage return,
+    A deliberate difference from Codex (security first): a carriage return,
     vertical tab, form feed or non-ASCII character there is part of a word to bash, and a line
     continuation glued between two words joins them (`ls\\<newline>-l` runs `ls-l`); the argv a
     policy would see is then not the one bash runs, so such a script is not plain.
