@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -191,3 +192,17 @@ def test_through_a_symlink_the_real_paths_entry_comes_first(tmp_path: Path) -> N
     assert project_trust(link, codex_home=home).entry == str(link)
     (home / "config.toml").write_text(_entry(tmp_path / "other-link"))
     assert project_trust(link, codex_home=home).status == "unknown"
+
+
+def test_an_edited_config_is_read_again(tmp_path: Path) -> None:
+    home, cwd = _setup(tmp_path, _entry(tmp_path / "proj"))
+    config = home / "config.toml"
+    old = config.stat().st_mtime_ns - 10_000_000_000
+    os.utime(config, ns=(old, old))  # old enough to be kept
+    assert project_trust(cwd, codex_home=home).status == "trusted"
+    config.write_text(_entry(tmp_path / "prox"))  # same size, same inode
+    os.utime(config, ns=(old + 1, old + 1))
+    assert project_trust(cwd, codex_home=home).status == "unknown"
+    config.write_text("broken = \n")
+    with pytest.raises(ConfigError):
+        project_trust(cwd, codex_home=home)
