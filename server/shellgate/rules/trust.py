@@ -19,8 +19,10 @@ does (0.169.0 and 0.171.0 agree; evidence in docs/trust.md):
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import time
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -218,11 +220,29 @@ def git_repo_root(cwd: Path) -> Path | None:
     reads the same from disk: the nearest `.git`, and for a `gitdir:` file its `commondir`."""
     for folder in (cwd, *cwd.parents):
         dot_git = folder / ".git"
-        if dot_git.is_dir():
+        kind = _kind(dot_git)
+        if kind == "dir":
             return Path(os.path.realpath(dot_git)).parent
-        if dot_git.is_file():
+        if kind == "file":
             return _worktree_main_root(dot_git)
     return None
+
+
+def _kind(path: Path) -> Literal["dir", "file", "other", "missing"]:
+    """What `path` is, following symlinks. RulesError when it cannot be told (a folder that
+    cannot be searched): guessing "missing" could drop a project's forbidden rules."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "missing"
+        raise RulesError(
+            f"cannot tell whether Codex would read it: {exc.strerror or exc}", path=str(path),
+            code="read-error", kind="read",
+        ) from None  # fmt: skip
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
 def _worktree_main_root(dot_git: Path) -> Path | None:
@@ -294,7 +314,7 @@ def project_trust(cwd: Path, *, codex_home: Path) -> ProjectTrust:
     folders: list[FolderTrust] = []
     for folder in _between(root, cwd):
         dot_codex = folder / ".codex"
-        if not dot_codex.is_dir() or os.path.realpath(dot_codex) == home:
+        if _kind(dot_codex) != "dir" or os.path.realpath(dot_codex) == home:
             continue
         status, entry = decide(folder)
         folders.append(FolderTrust(folder, status, entry))
