@@ -48,7 +48,7 @@ def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> 
     project_rules = world.project / ".codex" / "rules"
     project_rules.mkdir(parents=True)
     (project_rules / "p.rules").write_text('prefix_rule(pattern=["make"], decision="forbidden")\n')
-    assert decide(world.request("make deploy")).decision == "allow"
+    assert decide(world.request("make deploy")).decision == "allow"  # untrusted: ignored
     (world.home / "config.toml").write_text(
         f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
     )
