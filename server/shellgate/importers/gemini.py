@@ -1,0 +1,479 @@
+"""Gemini CLI: policy TOML `[[rule]]`s for `run_shell_command`, and the older settings lists.
+
+Gemini's matching, from its 0.61.0 source (`buildArgsPatterns`) and its bundled
+docs/reference/policy-engine.md: a rule's regex is searched in the call's arguments as JSON,
+`{"command":"..."}`. `commandPrefix = "git log"` becomes `"command":"git log(?:[\\s"]|\\\\")`
+(the prefix, then a blank, the end of the command or an escaped quote); `commandRegex = R`
+becomes `"command":"R` (anchored at the start of the command, not at its end). The rule with
+the highest final priority (`tier + priority/1000`) decides, whatever it says; Codex's
+strictest wins instead (the report shows the commands that change). Settings lists:
+`tools.allowed` (allow), `tools.exclude` (deny), `tools.confirmationRequired` (ask) and
+`tools.core` (allow, everything else blocked), at the priorities Gemini gives them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from shellgate.importers.errors import ImportInputError
+from shellgate.importers.jsonpos import Node, parse_json
+from shellgate.importers.model import Combine, Entry, Ignored, Kind, Origin, Source, Tool
+from shellgate.importers.regex_prefixes import NotPlain, expand
+from shellgate.importers.source import read_source
+from shellgate.importers.words import prefix_words
+
+SHELL_TOOLS = ("run_shell_command", "ShellTool")
+_DECISIONS = {"allow": Kind.ALLOW, "deny": Kind.DENY, "ask_user": Kind.ASK}
+# PolicyRuleSchema in Gemini CLI 0.61.0's toml-loader.
+_RULE_KEYS = frozenset(
+    {
+        "toolName",
+        "subagent",
+        "mcpName",
+        "argsPattern",
+        "commandPrefix",
+        "commandRegex",
+        "decision",
+        "priority",
+        "modes",
+        "interactive",
+        "toolAnnotations",
+        "allowRedirection",
+        "allow_redirection",
+        "denyMessage",
+        "deny_message",
+    }
+)
+_TOP_KEYS = frozenset({"rule", "safety_checker"})
+_MODES = frozenset({"default", "autoEdit", "plan", "yolo"})
+# Tiers (Gemini's DEFAULT/EXTENSION/WORKSPACE/USER/ADMIN_POLICY_TIER) and the settings lists'
+# priorities (EXCLUDE_TOOLS_FLAG_PRIORITY etc.: user tier + a fraction).
+WORKSPACE_TIER, USER_TIER, ADMIN_TIER = 3, 4, 5
+_SETTINGS_LISTS = {
+    "exclude": (Kind.DENY, USER_TIER + 0.4),
+    "confirmationRequired": (Kind.ASK, USER_TIER + 0.35),
+    "allowed": (Kind.ALLOW, USER_TIER + 0.3),
+    "core": (Kind.ALLOW, USER_TIER + 0.25),
+}
+# The V1 flat names Gemini still migrates.
+_V1_NAMES = {"excludeTools": "exclude", "allowedTools": "allowed", "coreTools": "core"}
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_RULE_HEADER = re.compile(r"^\s*\[\[\s*rule\s*\]\]", re.MULTILINE)
+_SHELL_ENTRY = re.compile(r"^([a-zA-Z0-9_-]+)\((.*)\)$", re.DOTALL)
+
+
+def default_files(
+    cwd: Path, *, home: Path | None = None, env: Mapping[str, str] | None = None
+) -> list[Path]:
+    """Settings and policy files Gemini CLI reads: user, workspace, then admin policies."""
+    env = os.environ if env is None else env
+    gemini_home = Path(env["GEMINI_CLI_HOME"]) if env.get("GEMINI_CLI_HOME") else None
+    user = gemini_home or (home or Path.home())
+    files: list[Path] = []
+    for base in (user / ".gemini", cwd / ".gemini"):
+        if (base / "settings.json").is_file():
+            files.append(base / "settings.json")
+        policies = base / "policies"
+        if policies.is_dir():
+            files += sorted(p for p in policies.glob("*.toml") if p.is_file())
+    admin = Path("/etc/gemini-cli/policies")
+    if admin.is_dir():
+        files += sorted(p for p in admin.glob("*.toml") if p.is_file())
+    return files
+
+
+def tier_of(path: Path, *, home: Path | None = None) -> int:
+    """Admin under /etc/gemini-cli, workspace for another folder's `.gemini/policies`, else
+    user (a file named on the command line is user tier, as Gemini's `--policy`)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to("/etc/gemini-cli"):
+        return ADMIN_TIER
+    folder = resolved.parent
+    in_gemini = folder.name == "policies" and folder.parent.name == ".gemini"
+    if in_gemini and folder.parent.parent != (home or Path.home()).resolve():
+        return WORKSPACE_TIER
+    return USER_TIER
+
+
+def read(paths: Sequence[Path], *, tiers: Mapping[Path, int] | None = None) -> Source:
+    entries: list[Entry] = []
+    ignored: list[Ignored] = []
+    notes: list[str] = []
+    for path in paths:
+        if path.suffix == ".toml":
+            tier = (tiers or {}).get(path) or tier_of(path)
+            if tier == WORKSPACE_TIER:
+                notes.append(
+                    f"{path}: Gemini's docs say workspace policies are currently disabled "
+                    "(google-gemini/gemini-cli#18186); imported as written (tier 3)"
+                )
+            got, skipped = read_policy(path, tier)
+        else:
+            got, skipped, more = read_settings(path)
+            notes += more
+        entries += got
+        ignored += skipped
+    return Source(
+        Tool.GEMINI,
+        tuple(str(p) for p in paths),
+        tuple(entries),
+        tuple(ignored),
+        default=Kind.ASK,
+        combine=Combine.PRIORITY,
+        notes=tuple(notes),
+    )
+
+
+def prefix_matcher(prefix: str) -> str:
+    """Gemini's `buildArgsPatterns` for one `commandPrefix`, as a Python regex."""
+    encoded = json.dumps(prefix, ensure_ascii=False)[:-1]  # open quote kept, close dropped
+    return re.escape(f'"command":{encoded}') + r'(?:[\s"]|\\")'
+
+
+def subject(command: str) -> str:
+    """What Gemini matches a rule against: the arguments as JSON."""
+    return json.dumps({"command": command}, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- policy TOML -------------------------------------------------------------------------
+
+
+def read_policy(path: Path, tier: int) -> tuple[list[Entry], list[Ignored]]:
+    text = read_source(path)
+    name = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = _TOML_POSITION.search(str(exc))
+        line, column = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+        message = _TOML_POSITION.sub("", str(exc)).strip()
+        raise ImportInputError(
+            f"invalid TOML: {message}", path=name, line=line, column=column
+        ) from None
+    for key in data:
+        if key not in _TOP_KEYS:
+            line, column = _key_position(text, key, 0)
+            raise ImportInputError(
+                f"unknown top-level key `{key}` (a Gemini policy file holds [[rule]] and "
+                "[[safety_checker]])",
+                path=name,
+                line=line,
+                column=column,
+            )
+    rules = data.get("rule", [])
+    if not isinstance(rules, list):
+        raise ImportInputError("`rule` must be an array of tables ([[rule]])", path=name, line=1)
+    headers = [m.start() for m in _RULE_HEADER.finditer(text)]
+    entries: list[Entry] = []
+    ignored: list[Ignored] = []
+    for index, rule in enumerate(rules):
+        start = headers[index] if index < len(headers) else 0
+        got = _policy_rule(name, text, start, index, rule, tier)
+        for item in got:
+            (ignored if isinstance(item, Ignored) else entries).append(item)  # type: ignore[arg-type]
+    return entries, ignored
+
+
+def _key_position(text: str, key: str, start: int) -> tuple[int, int]:
+    m = re.compile(rf"^\s*({re.escape(key)}|\"{re.escape(key)}\")\s*=", re.MULTILINE).search(
+        text, start
+    )
+    offset = m.start(1) if m else start
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    offset = 0
+    for _ in range(line - 1):
+        offset = text.index("\n", offset) + 1
+    return offset + column - 1
+
+
+def _string_position(text: str, item: str, cursor: int) -> tuple[int, int, int]:
+    """Where the TOML string holding `item` starts, at or after `cursor` (else the cursor)."""
+    best = -1
+    for quoted in (json.dumps(item, ensure_ascii=False), f"'{item}'"):
+        found = text.find(quoted, cursor)
+        if found >= 0 and (best < 0 or found < best):
+            best = found
+    offset = best if best >= 0 else cursor
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return (offset + 1 if best >= 0 else cursor), line, column
+
+
+def _policy_rule(
+    name: str, text: str, start: int, index: int, rule: object, tier: int
+) -> list[Entry | Ignored]:
+    label = f"rule #{index + 1}"
+
+    def bad(message: str, key: str | None = None) -> ImportInputError:
+        line, column = _key_position(text, key, start) if key else _key_position(text, "", start)
+        if key is None:
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+        return ImportInputError(f"{label}: {message}", path=name, line=line, column=column)
+
+    if not isinstance(rule, dict):
+        raise bad("a rule must be a table")
+    for key in rule:
+        if key not in _RULE_KEYS:
+            close = _did_you_mean(key, _RULE_KEYS)
+            raise bad(f"unknown key `{key}`{close}", key)
+    if "toolName" not in rule and "mcpName" not in rule:
+        raise bad("`toolName` is required")
+    decision = rule.get("decision")
+    if decision not in _DECISIONS:
+        raise bad(
+            f'`decision` must be "allow", "deny" or "ask_user" (got {decision!r})',
+            "decision" if "decision" in rule else None,
+        )
+    priority = rule.get("priority")
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 999:
+        raise bad(
+            f"`priority` must be an integer from 0 to 999 (got {priority!r})",
+            "priority" if "priority" in rule else None,
+        )
+    kind = _DECISIONS[decision]
+    final = tier + priority / 1000
+    tool = rule.get("toolName")
+    header_line = text.count("\n", 0, start) + 1
+    header_col = start - (text.rfind("\n", 0, start) + 1) + 1
+    written = _rule_text(rule)
+    origin = Origin(name, header_line, header_col, f"rule[{index + 1}]", written)
+    if rule.get("mcpName") is not None or (tool not in SHELL_TOOLS and tool != "*"):
+        return [Ignored(origin, f"a rule for `{tool or rule.get('mcpName')}`, not the shell tool")]
+    if isinstance(tool, list):
+        return [Ignored(origin, "a rule for a list of tools; not a shell command rule")]
+
+    def refuse(problem: str) -> list[Entry | Ignored]:
+        return [Entry(Tool.GEMINI, origin, kind, priority=final, problem=problem)]
+
+    if tool == "*":
+        return refuse('`toolName = "*"` speaks of every tool; Codex rules speak of commands')
+    modes = rule.get("modes") or []
+    if not isinstance(modes, list) or any(m not in _MODES for m in modes):
+        raise bad(f"`modes` must be a list of {', '.join(sorted(_MODES))}", "modes")
+    notes: list[str] = []
+    if modes and "default" not in modes:
+        return refuse(
+            f"it applies only in the {', '.join(modes)} mode(s); Codex rules have no modes"
+        )
+    if modes and set(modes) != _MODES:
+        notes.append(f"Gemini applies it only in the {', '.join(modes)} modes; Codex always")
+    if rule.get("interactive") is False:
+        return refuse("it applies only to headless runs; Codex rules apply to every session")
+    if rule.get("subagent") is not None:
+        return refuse("it applies only to one subagent's calls; Codex rules have no subagents")
+    if rule.get("toolAnnotations") is not None:
+        return refuse("it matches tool annotations, which Codex rules cannot see")
+    if rule.get("argsPattern") is not None:
+        return refuse(
+            "`argsPattern` is a regex over the arguments' JSON; only `commandPrefix` and plain "
+            "`commandRegex` carry over"
+        )
+    if kind is Kind.ALLOW and (rule.get("allowRedirection") or rule.get("allow_redirection")):
+        notes.append(
+            "`allowRedirection`: Gemini otherwise asks when the command redirects; Codex "
+            "decides redirections by the command's own words"
+        )
+    prefix = rule.get("commandPrefix")
+    regex = rule.get("commandRegex")
+    if prefix is not None:
+        prefixes = prefix if isinstance(prefix, list) else [prefix]
+        if not prefixes or not all(isinstance(p, str) for p in prefixes):
+            raise bad("`commandPrefix` must be a string or a list of strings", "commandPrefix")
+        out: list[Entry | Ignored] = []
+        key_line, key_col = _key_position(text, "commandPrefix", start)
+        cursor = _offset(text, key_line, key_col)
+        for item in prefixes:
+            cursor, item_line, item_col = _string_position(text, item, cursor)
+            item_origin = Origin(
+                name, item_line, item_col, f"rule[{index + 1}].commandPrefix", item
+            )
+            out.append(_prefix_entry(item_origin, kind, final, item, tuple(notes)))
+        return out
+    if regex is not None:
+        if not isinstance(regex, str):
+            raise bad("`commandRegex` must be a string", "commandRegex")
+        regex_line, regex_col = _key_position(text, "commandRegex", start)
+        regex_origin = Origin(name, regex_line, regex_col, f"rule[{index + 1}].commandRegex", regex)
+        return [_regex_entry(regex_origin, kind, final, regex, tuple(notes))]
+    return refuse(
+        "it speaks of every shell command (no `commandPrefix` or `commandRegex`); Codex rules "
+        "need at least the program"
+    )
+
+
+def _prefix_entry(
+    origin: Origin, kind: Kind, final: float, prefix: str, notes: tuple[str, ...]
+) -> Entry:
+    matcher = prefix_matcher(prefix)
+    if prefix != prefix.rstrip() or prefix != prefix.lstrip():
+        return Entry(
+            Tool.GEMINI,
+            origin,
+            kind,
+            matcher=matcher,
+            matcher_subject="json",
+            priority=final,
+            problem="leading or trailing blanks: Gemini then matches only commands with a "
+            "second blank there, which no one types (google-gemini/gemini-cli#22607); fix the "
+            "prefix first",
+        )
+    words, problem = prefix_words(prefix)
+    return Entry(
+        Tool.GEMINI,
+        origin,
+        kind,
+        prefixes=(words,) if words else (),
+        matcher=matcher,
+        matcher_subject="json",
+        priority=final,
+        notes=notes,
+        problem=problem,
+    )
+
+
+def _regex_entry(
+    origin: Origin, kind: Kind, final: float, regex: str, notes: tuple[str, ...]
+) -> Entry:
+    matcher = '"command":"' + regex
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        return Entry(Tool.GEMINI, origin, kind, priority=final, problem=f"bad regex: {exc}")
+    if re.search(r"(?<!\\)\$", regex):
+        return Entry(
+            Tool.GEMINI,
+            origin,
+            kind,
+            matcher=matcher,
+            matcher_subject="json",
+            priority=final,
+            problem="`$` ends the arguments' JSON (`...\"}`), not the command, so Gemini never "
+            "matches this rule (its policy-engine docs); fix the regex first",
+        )
+    try:
+        prefixes, tail = expand(regex)
+    except NotPlain as exc:
+        return Entry(
+            Tool.GEMINI,
+            origin,
+            kind,
+            matcher=matcher,
+            matcher_subject="json",
+            priority=final,
+            problem=f"not a plain alternation of prefixes: {exc}",
+        )
+    problems = [p for p in (prefix_words(" ".join(w))[1] for w in prefixes) if p]
+    more = list(notes)
+    if tail == "open":
+        more.append(
+            "the regex does not end at a word boundary, so Gemini also matches a longer last "
+            f"word (`{' '.join(prefixes[0])}x`); Codex matches whole words"
+        )
+    return Entry(
+        Tool.GEMINI,
+        origin,
+        kind,
+        prefixes=tuple(prefixes),
+        matcher=matcher,
+        matcher_subject="json",
+        priority=final,
+        notes=tuple(more),
+        problem=problems[0] if problems else None,
+    )
+
+
+def _rule_text(rule: Mapping[str, object]) -> str:
+    keys = ("toolName", "commandPrefix", "commandRegex", "argsPattern", "decision", "priority")
+    return ", ".join(f"{k} = {json.dumps(rule[k])}" for k in keys if k in rule)
+
+
+def _did_you_mean(key: str, known: frozenset[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+# --- settings.json -----------------------------------------------------------------------
+
+
+def read_settings(path: Path) -> tuple[list[Entry], list[Ignored], list[str]]:
+    text = read_source(path)
+    name = str(path)
+    root = parse_json(text, name, comments=True)  # Gemini strips comments, then JSON.parse
+    if not isinstance(root.value, dict):
+        raise ImportInputError(
+            "the settings file must hold a JSON object",
+            path=name,
+            line=root.line,
+            column=root.column,
+        )
+    lists: list[tuple[str, str, Node]] = []
+    tools = root.value.get("tools")
+    if tools is not None:
+        if not isinstance(tools.value, dict):
+            raise ImportInputError(
+                "`tools` must be an object", path=name, line=tools.line, column=tools.column
+            )
+        for key in _SETTINGS_LISTS:
+            if key in tools.value:
+                lists.append((key, f"tools.{key}", tools.value[key]))
+    for old, key in _V1_NAMES.items():
+        if old in root.value:
+            lists.append((key, old, root.value[old]))
+    entries: list[Entry] = []
+    ignored: list[Ignored] = []
+    notes: list[str] = []
+    for key, label, node in lists:
+        if not isinstance(node.value, list):
+            raise ImportInputError(
+                f"`{label}` must be an array of strings",
+                path=name,
+                line=node.line,
+                column=node.column,
+            )
+        kind, priority = _SETTINGS_LISTS[key]
+        for item in node.value:
+            if not isinstance(item.value, str):
+                raise ImportInputError(
+                    f"`{label}` holds a non-string entry",
+                    path=name,
+                    line=item.line,
+                    column=item.column,
+                )
+            origin = Origin(name, item.line, item.column, label, item.value)
+            got = _settings_entry(origin, kind, priority)
+            (ignored if isinstance(got, Ignored) else entries).append(got)  # type: ignore[arg-type]
+        if key == "core" and node.value:
+            notes.append(
+                f"{name}: `{label}` blocks every command it does not list; Codex rules cannot "
+                'say "everything else is forbidden": unlisted commands go to Codex\'s heuristics'
+            )
+    return entries, ignored, notes
+
+
+def _settings_entry(origin: Origin, kind: Kind, priority: float) -> Entry | Ignored:
+    text = origin.text.strip()
+    m = _SHELL_ENTRY.match(text)
+    tool, args = (m.group(1), m.group(2)) if m else (text, None)
+    if tool not in SHELL_TOOLS:
+        return Ignored(origin, f"`{tool}` is not the shell tool")
+    if args is None or not args.strip():
+        return Entry(
+            Tool.GEMINI,
+            origin,
+            kind,
+            priority=priority,
+            problem="the whole shell tool: Codex rules need at least the program to match",
+        )
+    return _prefix_entry(origin, kind, priority, args, ())

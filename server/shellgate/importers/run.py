@@ -1,0 +1,95 @@
+"""One import, end to end: read the source, translate, check the rules load, round-trip,
+and (with a target) append under the lock. Everything is decided before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shellgate.approval.context import ExecContext
+from shellgate.importers import claude_code, gemini, vscode
+from shellgate.importers.model import Source, Tool
+from shellgate.importers.roundtrip import Row, round_trip
+from shellgate.importers.translate import Translation, translate
+from shellgate.rules.amend import append_rule_lines
+from shellgate.rules.loader import parse_text, read_rules_file
+from shellgate.rules.policy import Policy
+
+_READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
+HEADER = "# Imported by `shellgate import`; each rule's justification names its source."
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    source: Source
+    translation: Translation
+    rules_text: str  # the new rules (all of them, whether or not the target had them)
+    rows: tuple[Row, ...]
+    target: str | None
+    already_present: tuple[str, ...]  # rule lines the target already held (not written again)
+    written: tuple[str, ...]  # rule lines appended to the target
+
+
+def default_files(tool: Tool, cwd: Path) -> list[Path]:
+    """The tool's settings (and policy) files that exist, in its usual places."""
+    found: list[Path] = _READERS[tool].default_files(cwd)
+    return found
+
+
+def read_source(tool: Tool, files: Sequence[Path]) -> Source:
+    source: Source = _READERS[tool].read(files)
+    return source
+
+
+def run_import(
+    tool: Tool,
+    files: Sequence[Path],
+    *,
+    target: Path | None = None,
+    keep_risky: bool = False,
+    write: bool = False,
+    history: Iterable[str] = (),
+    context: ExecContext | None = None,
+) -> ImportResult:
+    """Raises ImportInputError (bad source), RulesError (a broken target), AmendError."""
+    source = read_source(tool, files)
+    translation = translate(source.entries, keep_risky=keep_risky)
+    lines = [rule.line for rule in translation.rules]
+    existing = ""
+    if target is not None and target.exists():
+        existing = read_rules_file(str(target))
+    name = str(target) if target is not None else "<imported rules>"
+    present = {line.removesuffix("\r") for line in existing.split("\n")}
+    already = tuple(line for line in lines if line in present)
+    new_lines = [line for line in lines if line not in present]
+    policy = _check_loads(existing, new_lines, name)
+    rows = round_trip(source, policy, history=history, context=context)
+    rules_text = "\n".join([HEADER, *lines]) + "\n" if lines else ""
+    written: tuple[str, ...] = ()
+    if write and target is not None and new_lines:
+        written = append_rule_lines(
+            target,
+            [HEADER, *new_lines] if not existing.strip() else new_lines,
+            check=lambda text, new: _verify(text, new, name),
+        )
+        written = tuple(line for line in written if line != HEADER)
+    return ImportResult(
+        source, translation, rules_text, rows, name if target else None, already, written
+    )
+
+
+def _verify(existing: str, new_lines: Sequence[str], name: str) -> None:
+    _check_loads(existing, new_lines, name)
+
+
+def _check_loads(existing: str, new_lines: Sequence[str], name: str) -> Policy:
+    """The target as it will be, loaded by the real engine (examples checked). A failure here
+    is refused before anything is written."""
+    sep = "" if not existing or existing.endswith("\n") else "\n"
+    text = existing + sep + "".join(line + "\n" for line in new_lines)
+    parsed = parse_text(text, name)
+    if parsed.error is not None:
+        raise parsed.error
+    return Policy(parsed.rules, parsed.network_rules, parsed.host_executables)
