@@ -32,13 +32,17 @@ _WRAPPERS = frozenset({"time", "nohup", "command", "builtin", "noglob"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
+def user_dir(*, home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    config = env.get("CLAUDE_CONFIG_DIR")
+    return Path(config) if config else (home or Path.home()) / ".claude"
+
+
 def default_files(
     cwd: Path, *, home: Path | None = None, env: Mapping[str, str] | None = None
 ) -> list[Path]:
     """User, project and local settings, in Claude Code's order (lowest precedence first)."""
-    env = os.environ if env is None else env
-    config = env.get("CLAUDE_CONFIG_DIR")
-    user = Path(config) if config else (home or Path.home()) / ".claude"
+    user = user_dir(home=home, env=env)
     candidates = [
         user / "settings.json",
         cwd / ".claude" / "settings.json",
@@ -50,10 +54,20 @@ def default_files(
 def read(paths: Sequence[Path]) -> Source:
     entries: list[Entry] = []
     ignored: list[Ignored] = []
+    notes: list[str] = []
+    user = user_dir().resolve()
     for path in paths:
         file_entries, file_ignored = read_file(path)
         entries += file_entries
         ignored += file_ignored
+        project = path.resolve().parent
+        if project.name == ".claude" and project != user:
+            if any(e.kind is Kind.ALLOW for e in file_entries):
+                notes.append(
+                    f"{path}: Claude Code ignores a project's allow entries until the workspace "
+                    "is trusted (its deny entries apply at once); Codex reads project rules only "
+                    "in a trusted project too"
+                )
     return Source(
         Tool.CLAUDE_CODE,
         tuple(str(p) for p in paths),
@@ -61,6 +75,7 @@ def read(paths: Sequence[Path]) -> Source:
         tuple(ignored),
         default=Kind.ASK,
         combine=Combine.STRICTEST,
+        notes=tuple(notes),
     )
 
 

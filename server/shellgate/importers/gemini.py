@@ -118,12 +118,14 @@ def read(paths: Sequence[Path], *, tiers: Mapping[Path, int] | None = None) -> S
             notes += more
         entries += got
         ignored += skipped
+    # `tools.core` blocks every command it does not list (its docs: "ls -l: Blocked").
+    core = any(e.origin.key in ("tools.core", "coreTools") for e in entries)
     return Source(
         Tool.GEMINI,
         tuple(str(p) for p in paths),
         tuple(entries),
         tuple(ignored),
-        default=Kind.ASK,
+        default=Kind.DENY if core else Kind.ASK,
         combine=Combine.PRIORITY,
         notes=tuple(notes),
     )
