@@ -97,12 +97,19 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 start = {**block, "input": {}}
                 delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-            sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": start})
+            sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": i, "content_block": start},
+            )
             sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta})
             sse("content_block_stop", {"type": "content_block_stop", "index": i})
         sse(
             "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": usage},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": usage,
+            },
         )
         sse("message_stop", {"type": "message_stop"})
         self.wfile.flush()

@@ -61,13 +61,13 @@ def read(paths: Sequence[Path]) -> Source:
         entries += file_entries
         ignored += file_ignored
         project = path.resolve().parent
-        if project.name == ".claude" and project != user:
-            if any(e.kind is Kind.ALLOW for e in file_entries):
-                notes.append(
-                    f"{path}: Claude Code ignores a project's allow entries until the workspace "
-                    "is trusted (its deny entries apply at once); Codex reads project rules only "
-                    "in a trusted project too"
-                )
+        allows = any(e.kind is Kind.ALLOW for e in file_entries)
+        if project.name == ".claude" and project != user and allows:
+            notes.append(
+                f"{path}: Claude Code ignores a project's allow entries until the workspace "
+                "is trusted (its deny entries apply at once); Codex reads project rules only "
+                "in a trusted project too"
+            )
     return Source(
         Tool.CLAUDE_CODE,
         tuple(str(p) for p in paths),
@@ -97,9 +97,10 @@ def read_file(path: Path) -> tuple[list[Entry], list[Ignored]]:
             continue
         kind = _LISTS.get(key)
         if kind is None:
+            line, column = permissions.key_position(key)
             raise _bad(
                 name,
-                node,
+                Node(None, line, column),
                 f"unknown key `permissions.{key}` (Claude Code knows allow, ask, deny, "
                 + ", ".join(sorted(_OTHER_KEYS))
                 + ")",
@@ -197,7 +198,7 @@ def strip_wrappers(command: str) -> str:
         elif word == "timeout":
             i += 1
             while i < len(words) and words[i].startswith("-"):
-                i += 1
+                i += 2 if words[i] in ("-s", "-k", "--signal", "--kill-after") else 1
             i += 1  # the duration
         elif word == "nice" or word == "stdbuf":
             i += 1

@@ -25,6 +25,14 @@ class Node:
     value: object
     line: int
     column: int
+    keys: tuple[tuple[str, int, int], ...] = ()  # an object's keys with their positions
+
+    def key_position(self, key: str) -> tuple[int, int]:
+        """Where `key` of this object is written (the value's position when unknown)."""
+        for name, line, column in reversed(self.keys):
+            if name == key:
+                return line, column
+        return self.line, self.column
 
 
 class _Parser:
@@ -78,7 +86,8 @@ class _Parser:
         line, column = position(self.text, self.i)
         c = self.text[self.i]
         if c == "{":
-            return Node(self.obj(depth), line, column)
+            keys: list[tuple[str, int, int]] = []
+            return Node(self.obj(depth, keys), line, column, tuple(keys))
         if c == "[":
             return Node(self.array(depth), line, column)
         if c == '"':
@@ -97,7 +106,7 @@ class _Parser:
             return Node(number, line, column)
         raise self.fail(f"unexpected character {c!r}")
 
-    def obj(self, depth: int) -> dict[str, Node]:
+    def obj(self, depth: int, keys: list[tuple[str, int, int]]) -> dict[str, Node]:
         out: dict[str, Node] = {}
         self.i += 1
         self.blank()
@@ -113,7 +122,9 @@ class _Parser:
                     self.i += 1
                     return out
                 raise self.fail("expected a string key")
+            key_line, key_column = position(self.text, self.i)
             key = self.string()
+            keys.append((key, key_line, key_column))
             self.blank()
             if not self.text.startswith(":", self.i):
                 raise self.fail("expected ':' after the key")

@@ -78,8 +78,11 @@ def read_file(path: Path) -> tuple[list[Entry], list[str]]:
         if isinstance(value, dict):
             for k, v in value.items():
                 if k not in _OBJECT_KEYS:
+                    line, column = node.key_position(k)
                     raise _bad(
-                        name, v, f"unknown key `{k}` (VS Code knows approve, matchCommandLine)"
+                        name,
+                        Node(None, line, column),
+                        f"unknown key `{k}` (VS Code knows approve, matchCommandLine)",
                     )
                 if not isinstance(v.value, bool):
                     raise _bad(name, v, f"`{k}` must be true or false")
