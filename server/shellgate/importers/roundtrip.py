@@ -73,6 +73,21 @@ def commands_from(source: Source) -> list[str]:
 
 
 def source_decision(source: Source, command: str) -> tuple[Kind, tuple[Entry, ...]]:
+    """All three tools split a script on its operators and decide each command; the
+    strictest part decides the script. What Codex's split does not read as plain commands
+    (`FOO=1 cmd`, say) is judged whole, as the tool's matcher sees it."""
+    from shellgate.shell.split import parse_shell_lc_plain_commands
+
+    parts = parse_shell_lc_plain_commands(["bash", "-lc", command])
+    if not parts or len(parts) == 1:
+        return _one_command(source, command)
+    decided = [_one_command(source, shlex.join(part)) for part in parts]
+    worst = max(decided, key=lambda d: _RANK[d[0]])
+    rest = tuple(e for d in decided if d is not worst for e in d[1])
+    return worst[0], worst[1] + rest
+
+
+def _one_command(source: Source, command: str) -> tuple[Kind, tuple[Entry, ...]]:
     matched = [e for e in source.entries if e.matcher and _matches(source.tool, e, command)]
     if not matched:
         return source.default, ()
