@@ -6,7 +6,7 @@ CLAUDE=$1 W=$2 SCRIPT=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
 export CLAUDE W SCRIPT HERE
 exec unshare -rn bash -c '
-  ip link set lo up 2>/dev/null || true
+  ip link set lo up || exit 97  # iproute2; without loopback the stand-in is unreachable
   python3 "$HERE/standin_anthropic.py" "$SCRIPT" "$W/requests.jsonl" "$W/port" &
   SP=$!
   for i in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.05; done

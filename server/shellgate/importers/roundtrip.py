@@ -56,13 +56,15 @@ class Row:
 
 
 def commands_from(source: Source) -> list[str]:
-    """Each entry's command, the same with one more argument, and variants where the source
-    tool and Codex are known to part (a glued last word, a wrapper Claude Code strips)."""
+    """Each entry's command, and variants where the source tool and Codex are known to part:
+    one more argument after an exact entry, a glued last word, a wrapper Claude Code strips."""
     out: list[str] = []
     for entry in source.entries:
         for words in entry.prefixes[:_MAX_PREFIXES_PER_ENTRY]:
             base = shlex.join(words)
-            candidates = [base, f"{base} --help"]
+            candidates = [base]
+            if entry.exact:  # where the source stops and a prefix rule goes on
+                candidates.append(f"{base} --help")
             glued = f"{base}x"
             if entry.matcher and _matches(source.tool, entry, glued):
                 candidates.append(glued)
@@ -123,8 +125,7 @@ def shellgate_decision(policy: Policy, command: str, context: ExecContext) -> tu
             kind,
             f"rule {where} `{' '.join(strictest.matched_prefix)}` {strictest.decision.value}",
         )
-    heuristics = [s.heuristic.why for s in explanation.segments if s.heuristic is not None]
-    return kind, "heuristics: " + (heuristics[0] if heuristics else "no rule matched")
+    return kind, "no rule (heuristics)"
 
 
 def round_trip(

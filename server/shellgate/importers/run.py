@@ -64,14 +64,16 @@ def run_import(
     present = {line.removesuffix("\r") for line in existing.split("\n")}
     already = tuple(line for line in lines if line in present)
     new_lines = [line for line in lines if line not in present]
+    if new_lines and not existing.strip():
+        new_lines.insert(0, HEADER)  # a new file says where its rules came from
     policy = _check_loads(existing, new_lines, name)
     rows = round_trip(source, policy, history=history, context=context)
     rules_text = "\n".join([HEADER, *lines]) + "\n" if lines else ""
     written: tuple[str, ...] = ()
-    if write and target is not None and new_lines:
+    if write and target is not None and any(line != HEADER for line in new_lines):
         written = append_rule_lines(
             target,
-            [HEADER, *new_lines] if not existing.strip() else new_lines,
+            new_lines,
             check=lambda text, new: _verify(text, new, name),
         )
         written = tuple(line for line in written if line != HEADER)

@@ -72,7 +72,8 @@ def read_file(path: Path) -> tuple[list[Entry], list[str]]:
         raise _bad(name, setting, f"`{SETTING}` must be an object")
     entries: list[Entry] = []
     for key, node in setting.value.items():
-        origin = Origin(name, node.line, node.column, f"{SETTING}[{key!r}]", key)
+        line, column = setting.key_position(key)
+        origin = Origin(name, line, column, f"{SETTING}[{key!r}]", key)
         value = node.value
         match_line = False
         if isinstance(value, dict):
