@@ -62,6 +62,21 @@ def test_write_appends_to_an_existing_file_keeping_it(tmp_path: Path) -> None:
     assert (curl.source.value, curl.shellgate.value) == ("deny", "deny")
 
 
+def test_a_rule_codex_already_wrote_is_not_duplicated(tmp_path: Path) -> None:
+    # Codex's "don't ask again" line: the same pattern and decision, other wording.
+    codex_line = 'prefix_rule(pattern=["git", "log"], decision="allow")'
+    target = write(tmp_path / "default.rules", codex_line + "\n")
+    source = write(
+        tmp_path / "s.json", '{"permissions": {"allow": ["Bash(git log:*)", "Bash(make:*)"]}}'
+    )
+    result = imported(Tool.CLAUDE_CODE, source, target=target, write=True)
+    assert [line.split(", decision")[0] for line in result.already_present] == [
+        'prefix_rule(pattern=["git", "log"]'
+    ]
+    assert target.read_text().count('"git", "log"') == 1
+    assert len(result.written) == 1 and '"make"' in result.written[0]
+
+
 def test_broken_target_or_source_writes_nothing(tmp_path: Path) -> None:
     source = write(tmp_path / "s.json", '{"permissions": {"allow": ["Bash(make:*)"]}}')
     broken = write(tmp_path / "broken.rules", "prefix_rule(pattern=[], decision=\n")

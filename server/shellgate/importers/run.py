@@ -14,6 +14,7 @@ from shellgate.importers.model import Source, Tool
 from shellgate.importers.roundtrip import Row, round_trip
 from shellgate.importers.translate import Translation, translate
 from shellgate.rules.amend import append_rule_lines
+from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
 from shellgate.rules.policy import Policy
 
@@ -62,8 +63,15 @@ def run_import(
         existing = read_rules_file(str(target))
     name = str(target) if target is not None else "<imported rules>"
     present = {line.removesuffix("\r") for line in existing.split("\n")}
-    already = tuple(line for line in lines if line in present)
-    new_lines = [line for line in lines if line not in present]
+    # The same rule already there (the same pattern and decision, whatever its wording, e.g.
+    # Codex's own "don't ask again" line) is not written again.
+    held = {(r.first, r.rest, r.decision) for r in _check_loads(existing, [], name).rules}
+    already = tuple(
+        rule.line
+        for rule in translation.rules
+        if rule.line in present or _key(rule.pattern, rule.decision) in held
+    )
+    new_lines = [line for line in lines if line not in already]
     if new_lines and not existing.strip():
         new_lines.insert(0, HEADER)  # a new file says where its rules came from
     policy = _check_loads(existing, new_lines, name)
@@ -80,6 +88,12 @@ def run_import(
     return ImportResult(
         source, translation, rules_text, rows, name if target else None, already, written
     )
+
+
+def _key(
+    pattern: tuple[str, ...], decision: Decision
+) -> tuple[str, tuple[tuple[str, ...], ...], Decision]:
+    return pattern[0], tuple((word,) for word in pattern[1:]), decision
 
 
 def _verify(existing: str, new_lines: Sequence[str], name: str) -> None:
