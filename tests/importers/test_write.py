@@ -155,3 +155,31 @@ def test_written_rules_load_in_real_codex(
             assert any("imported from" in m["justification"] for m in matches)
             assert check_main(["--rules", str(target), "--", *command]) == 0
             assert json.loads(capsys.readouterr().out) == out, rule.line
+
+
+def test_append_rule_lines_writes_nothing_when_the_check_refuses(tmp_path: Path) -> None:
+    from shellgate.rules.amend import append_rule_lines
+
+    target = write(tmp_path / "r.rules", "# mine\n")
+
+    def refuse(existing: str, new: object) -> None:
+        assert existing == "# mine\n"
+        raise RulesError("would not load", path=str(target))
+
+    with pytest.raises(RulesError):
+        append_rule_lines(target, ['prefix_rule(pattern=["a"], decision="allow")'], check=refuse)
+    assert target.read_text() == "# mine\n"
+    lines = ['prefix_rule(pattern=["a"], decision="allow")'] * 2 + ["# mine"]
+    assert append_rule_lines(target, lines) == (lines[0],)  # once, and not what is there
+    assert target.read_text() == "# mine\n" + lines[0] + "\n"
+
+
+def test_the_same_rule_from_two_entries_is_written_once(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "s.json",
+        '{"permissions": {"allow": ["Bash(git log:*)", "Bash(git log *)"]}}',
+    )
+    result = imported(Tool.CLAUDE_CODE, source)
+    assert len(result.translation.rules) == 1
+    [(entry, rule)] = result.translation.duplicates
+    assert entry.origin.text == "Bash(git log *)" and rule.entry.origin.text == "Bash(git log:*)"

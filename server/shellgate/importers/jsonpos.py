@@ -182,7 +182,16 @@ class _Parser:
                     parts.append(_ESCAPES[esc])
                     self.i += 2
                 elif esc == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[self.i + 2 : self.i + 6]):
-                    parts.append(chr(int(text[self.i + 2 : self.i + 6], 16)))
+                    code = int(text[self.i + 2 : self.i + 6], 16)
+                    low = text[self.i + 6 : self.i + 12]
+                    if 0xD800 <= code < 0xDC00 and re.fullmatch(
+                        r"\\u[dD][c-fC-F][0-9a-fA-F]{2}", low
+                    ):
+                        code = 0x10000 + ((code - 0xD800) << 10) + (int(low[2:], 16) - 0xDC00)
+                        self.i += 6
+                    elif 0xD800 <= code < 0xE000:
+                        raise self.fail("a \\u escape that is half a surrogate pair")
+                    parts.append(chr(code))
                     self.i += 6
                 else:
                     raise self.fail("invalid escape in string")
