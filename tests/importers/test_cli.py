@@ -24,7 +24,7 @@ def shellgate(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME")
+        if k not in ("CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME", "CODEX_HOME")
     }
     env["HOME"] = str(home)
     return subprocess.run(
@@ -117,3 +117,40 @@ def test_commands_file_joins_the_round_trip(tmp_path: Path) -> None:
     # A pipeline: Claude Code checks each part (head is not allowed: it asks); so does Codex.
     assert rows["git log | head"]["shellgate_decision"] == "ask"
     assert rows["git log | head"]["source_decision"] == "ask"
+
+
+def test_round_trip_counts_the_rules_codex_already_loads(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write(
+        home / ".codex" / "rules" / "default.rules",
+        'prefix_rule(pattern=["git"], decision="forbidden")\n',
+    )
+    source = write(tmp_path / "s.json", '{"permissions": {"allow": ["Bash(git log:*)"]}}')
+    inside = home / ".codex" / "rules" / "imported.rules"
+    run = shellgate(
+        "claude-code",
+        str(source),
+        "--write",
+        str(inside),
+        "--format",
+        "json",
+        cwd=tmp_path,
+        home=home,
+    )
+    report = json.loads(run.stdout)
+    git_log = next(r for r in report["round_trip"] if r["command"] == "git log")
+    assert (git_log["source_decision"], git_log["shellgate_decision"]) == ("allow", "deny")
+    assert "default.rules:1" in git_log["shellgate_decided_by"]
+    assert not any("is not a file Codex loads" in n for n in report["notes"])
+    outside = tmp_path / "elsewhere.rules"
+    run = shellgate(
+        "claude-code",
+        str(source),
+        "--write",
+        str(outside),
+        "--format",
+        "json",
+        cwd=tmp_path,
+        home=home,
+    )
+    assert any("is not a file Codex loads" in n for n in json.loads(run.stdout)["notes"])

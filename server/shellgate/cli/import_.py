@@ -36,7 +36,12 @@ def main(argv: list[str]) -> int:
         "--keep-risky", action="store_true", help="keep allow on runners, interpreters, sed, awk…"
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--cwd", default=".", help="the project whose settings are read")
+    parser.add_argument(
+        "--cwd", default=".", help="the project whose settings and Codex rules are read"
+    )
+    parser.add_argument(
+        "--codex-home", help="Codex's home for the round trip (default $CODEX_HOME or ~/.codex)"
+    )
     parser.add_argument(
         "--commands",
         metavar="FILE",
@@ -64,7 +69,8 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"shellgate import: error: {exc}", file=sys.stderr)
         return 2
-    files = [Path(f) for f in args.files] or default_files(tool, Path(args.cwd).resolve())
+    cwd = Path(args.cwd).resolve()
+    files = [Path(f) for f in args.files] or default_files(tool, cwd)
     if not files:
         print(
             f"shellgate import: no {tool.title} settings found in the usual places; "
@@ -85,6 +91,8 @@ def main(argv: list[str]) -> int:
             write=bool(args.write),
             history=history,
             context=context,
+            cwd=cwd,
+            codex_home=Path(args.codex_home) if args.codex_home else None,
         )
     except RulesError as err:
         print(f"shellgate import: {err}; nothing written", file=sys.stderr)

@@ -77,7 +77,7 @@ def to_json(result: ImportResult) -> dict[str, Any]:
             for e in r.shadowed
         ],
         "round_trip": [_row(r) for r in result.rows],
-        "notes": list(source.notes),
+        "notes": [*source.notes, *result.notes],
         "rules_text": result.rules_text,
         "target": result.target,
         "written": list(result.written),
@@ -206,10 +206,10 @@ def render_text(result: ImportResult) -> str:
                 for e, r in shadowed.values()
             ]
         )
-    if source.notes:
+    if source.notes or result.notes:
         out.append("")
         out.append("notes")
-        out += [f"  {note}" for note in source.notes]
+        out += [f"  {note}" for note in (*source.notes, *result.notes)]
     differ = sum(1 for r in result.rows if r.differs)
     out.append("")
     out.append(f"round trip ({len(result.rows)} commands, {differ} decided differently)")

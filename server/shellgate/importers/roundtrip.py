@@ -120,10 +120,10 @@ def shellgate_decision(policy: Policy, command: str, context: ExecContext) -> tu
     hits = [hit for segment in explanation.segments for hit in segment.rules]
     if hits:
         strictest = max(hits, key=lambda h: h.decision.rank)
-        where = f"{strictest.path}:{strictest.line}" if strictest.path else "rule"
+        where = f" {strictest.path}:{strictest.line}" if strictest.path else ""
         return (
             kind,
-            f"rule {where} `{' '.join(strictest.matched_prefix)}` {strictest.decision.value}",
+            f"rule{where} `{' '.join(strictest.matched_prefix)}` {strictest.decision.value}",
         )
     return kind, "no rule (heuristics)"
 

@@ -31,6 +31,7 @@ class ImportResult:
     target: str | None
     already_present: tuple[str, ...]  # rule lines the target already held (not written again)
     written: tuple[str, ...]  # rule lines appended to the target
+    notes: tuple[str, ...] = ()  # about the target and the rules Codex loads with it
 
 
 def default_files(tool: Tool, cwd: Path) -> list[Path]:
@@ -53,8 +54,14 @@ def run_import(
     write: bool = False,
     history: Iterable[str] = (),
     context: ExecContext | None = None,
+    cwd: Path | None = None,
+    codex_home: Path | None = None,
 ) -> ImportResult:
-    """Raises ImportInputError (bad source), RulesError (a broken target), AmendError."""
+    """Raises ImportInputError (bad source), RulesError (a broken target), AmendError.
+
+    With `cwd`, the round trip also loads the rules Codex would load for a session there
+    (`codex_layers_for`: `$CODEX_HOME/rules`, trusted projects' `.codex/rules`), so that it
+    shows what will happen, and the report says when the target is not among them."""
     source = read_source(tool, files)
     translation = translate(source.entries, keep_risky=keep_risky)
     lines = [rule.line for rule in translation.rules]
@@ -75,6 +82,14 @@ def run_import(
     if new_lines and not existing.strip():
         new_lines.insert(0, HEADER)  # a new file says where its rules came from
     policy = _check_loads(existing, new_lines, name)
+    notes: list[str] = []
+    if cwd is not None:
+        others, note = _codex_layers(cwd, codex_home, target)
+        loaded = Policy()
+        for path in others:  # one by one, with spans: the report names file and line
+            loaded = loaded.merge(_check_loads(read_rules_file(path), [], path))
+        policy = loaded.merge(policy)
+        notes += [note] if note else []
     rows = round_trip(source, policy, history=history, context=context)
     rules_text = "\n".join([HEADER, *lines]) + "\n" if lines else ""
     written: tuple[str, ...] = ()
@@ -86,8 +101,38 @@ def run_import(
         )
         written = tuple(line for line in written if line != HEADER)
     return ImportResult(
-        source, translation, rules_text, rows, name if target else None, already, written
+        source,
+        translation,
+        rules_text,
+        rows,
+        name if target else None,
+        already,
+        written,
+        tuple(notes),
     )
+
+
+def _codex_layers(
+    cwd: Path, codex_home: Path | None, target: Path | None
+) -> tuple[list[str], str | None]:
+    """The files Codex loads for `cwd` other than the target, and a note when the target is
+    not where Codex looks (its rules would do nothing)."""
+    from shellgate.rules.trust import codex_layers_for
+
+    layers, _trust = codex_layers_for(cwd, codex_home=codex_home)
+    files = [f for layer in layers for f in layer.files]
+    folders = [Path(layer.folder).resolve() for layer in layers if layer.folder]
+    if target is None:
+        return files, None
+    resolved = target.resolve()
+    others = [f for f in files if Path(f).resolve() != resolved]
+    if resolved.suffix != ".rules" or resolved.parent not in folders:
+        return others, (
+            f"{target} is not a file Codex loads for {cwd} (it reads *.rules in "
+            + ", ".join(str(f) for f in folders)
+            + "); the round trip shows the rules as if it did"
+        )
+    return others, None
 
 
 def _key(
