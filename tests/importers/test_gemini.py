@@ -248,3 +248,19 @@ def test_bad_settings_json(tmp_path: Path) -> None:
         24,
         True,
     )
+
+
+def test_tool_lists_and_wildcards(tmp_path: Path) -> None:
+    text = (
+        '[[rule]]\ntoolName = ["run_shell_command", "write_file"]\n'
+        'decision = "allow"\npriority = 1\n'
+        '[[rule]]\ntoolName = ["write_file", "replace"]\ndecision = "ask_user"\npriority = 1\n'
+        '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 1\n'
+    )
+    result = imported(Tool.GEMINI, write(tmp_path / "p.toml", text))
+    assert result.translation.rules == ()
+    reasons = [r.reason for r in result.translation.refused]
+    assert "every command" in reasons[0] and "every tool" in reasons[1]
+    assert [i.reason for i in result.source.ignored] == [
+        "a rule for a list of other tools, not the shell tool"
+    ]

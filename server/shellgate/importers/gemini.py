@@ -249,14 +249,16 @@ def _policy_rule(
     header_col = start - (text.rfind("\n", 0, start) + 1) + 1
     written = _rule_text(rule)
     origin = Origin(name, header_line, header_col, f"rule[{index + 1}]", written)
-    if rule.get("mcpName") is not None or (tool not in SHELL_TOOLS and tool != "*"):
-        return [Ignored(origin, f"a rule for `{tool or rule.get('mcpName')}`, not the shell tool")]
-    if isinstance(tool, list):
-        return [Ignored(origin, "a rule for a list of tools; not a shell command rule")]
 
     def refuse(problem: str) -> list[Entry | Ignored]:
         return [Entry(Tool.GEMINI, origin, kind, priority=final, problem=problem)]
 
+    if isinstance(tool, list):
+        if any(t in SHELL_TOOLS for t in tool) and rule.get("mcpName") is None:
+            return refuse("a list of tools with the shell among them speaks of every command")
+        return [Ignored(origin, "a rule for a list of other tools, not the shell tool")]
+    if rule.get("mcpName") is not None or (tool not in SHELL_TOOLS and tool != "*"):
+        return [Ignored(origin, f"a rule for `{tool or rule.get('mcpName')}`, not the shell tool")]
     if tool == "*":
         return refuse('`toolName = "*"` speaks of every tool; Codex rules speak of commands')
     modes = rule.get("modes") or []
