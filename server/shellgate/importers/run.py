@@ -4,21 +4,23 @@ and (with a target) append under the lock. Everything is decided before anything
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from shellgate.approval.context import ExecContext
 from shellgate.importers import claude_code, gemini, vscode
-from shellgate.importers.model import Source, Tool
-from shellgate.importers.roundtrip import Row, round_trip
-from shellgate.importers.translate import Translation, translate
+from shellgate.importers.model import Kind, Source, Tool
+from shellgate.importers.roundtrip import Row, round_trip, source_decision
+from shellgate.importers.translate import Refusal, Rule, Translation, translate
 from shellgate.rules.amend import append_rule_lines
 from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
 from shellgate.rules.policy import Policy
 
 _READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
+_STRICTNESS = {Kind.ALLOW: 0, Kind.ASK: 1, Kind.DENY: 2}
 HEADER = "# Imported by `shellgate import`; each rule's justification names its source."
 
 
@@ -63,7 +65,7 @@ def run_import(
     (`codex_layers_for`: `$CODEX_HOME/rules`, trusted projects' `.codex/rules`), so that it
     shows what will happen, and the report says when the target is not among them."""
     source = read_source(tool, files)
-    translation = translate(source.entries, keep_risky=keep_risky)
+    translation = _refuse_order(source, translate(source.entries, keep_risky=keep_risky))
     lines = [rule.line for rule in translation.rules]
     existing = ""
     if target is not None and target.exists():
@@ -110,6 +112,33 @@ def run_import(
         written,
         tuple(notes),
     )
+
+
+def _refuse_order(source: Source, translation: Translation) -> Translation:
+    """A rule whose own command the source lets it decide over a stricter entry that also
+    matches (Gemini: a higher-priority allow over a deny) would be dead under Codex's
+    strictest-wins: refused, with the entry that overrules it. The order section shows the
+    commands that change."""
+    keep: list[Rule] = []
+    refused = list(translation.refused)
+    for rule in translation.rules:
+        kind, entries = source_decision(source, shlex.join(rule.pattern))
+        stricter = [e for e in entries[1:] if _STRICTNESS[e.kind] > _STRICTNESS[kind]]
+        if entries and entries[0] is rule.entry and stricter:
+            over = stricter[0]
+            refused.append(
+                Refusal(
+                    rule.entry,
+                    f"{source.tool.title} lets it override the {over.kind.value} at "
+                    f"{over.origin.where()} ({over.origin.text}) by priority; Codex's strictest "
+                    f"rule wins, so no rule can {kind.value} `{shlex.join(rule.pattern)}` there",
+                )
+            )
+        else:
+            keep.append(rule)
+    if len(keep) == len(translation.rules):
+        return translation
+    return Translation(tuple(keep), tuple(refused), translation.duplicates)
 
 
 def _codex_layers(
