@@ -79,10 +79,14 @@ def main(argv: list[str]) -> int:
         )
         return 1
     history: list[str] = []
-    try:
-        if args.commands:
+    if args.commands:
+        try:
             text = Path(args.commands).read_text(encoding="utf-8")
-            history = [line.strip() for line in text.splitlines() if line.strip()]
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"shellgate import: {args.commands}: {err}; nothing written", file=sys.stderr)
+            return 1
+        history = [line.strip() for line in text.splitlines() if line.strip()]
+    try:
         result = run_import(
             tool,
             files,
@@ -96,9 +100,6 @@ def main(argv: list[str]) -> int:
         )
     except RulesError as err:
         print(f"shellgate import: {err}; nothing written", file=sys.stderr)
-        return 1
-    except (OSError, UnicodeDecodeError) as err:
-        print(f"shellgate import: {args.commands}: {err}; nothing written", file=sys.stderr)
         return 1
     if args.format == "json":
         print(json.dumps(to_json(result), indent=2, ensure_ascii=False))

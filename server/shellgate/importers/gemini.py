@@ -24,7 +24,7 @@ from shellgate.importers.errors import ImportInputError
 from shellgate.importers.jsonpos import Node, parse_json
 from shellgate.importers.model import Combine, Entry, Ignored, Kind, Origin, Source, Tool
 from shellgate.importers.regex_prefixes import NotPlain, expand
-from shellgate.importers.source import read_source
+from shellgate.importers.source import position, read_source
 from shellgate.importers.words import prefix_words
 
 SHELL_TOOLS = ("run_shell_command", "ShellTool")
@@ -185,9 +185,7 @@ def _key_position(text: str, key: str, start: int) -> tuple[int, int]:
     m = re.compile(rf"^\s*({re.escape(key)}|\"{re.escape(key)}\")\s*=", re.MULTILINE).search(
         text, start
     )
-    offset = m.start(1) if m else start
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return position(text, m.start(1) if m else start)
 
 
 def _offset(text: str, line: int, column: int) -> int:
@@ -205,8 +203,7 @@ def _string_position(text: str, item: str, cursor: int) -> tuple[int, int, int]:
         if found >= 0 and (best < 0 or found < best):
             best = found
     offset = best if best >= 0 else cursor
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    line, column = position(text, offset)
     return (offset + 1 if best >= 0 else cursor), line, column
 
 
@@ -216,10 +213,8 @@ def _policy_rule(
     label = f"rule #{index + 1}"
 
     def bad(message: str, key: str | None = None) -> ImportInputError:
-        line, column = _key_position(text, key, start) if key else _key_position(text, "", start)
-        if key is None:
-            line = text.count("\n", 0, start) + 1
-            column = start - (text.rfind("\n", 0, start) + 1) + 1
+        # At the key when there is one, else at the rule's [[rule]] header.
+        line, column = _key_position(text, key, start) if key else position(text, start)
         return ImportInputError(f"{label}: {message}", path=name, line=line, column=column)
 
     if not isinstance(rule, dict):
@@ -245,8 +240,7 @@ def _policy_rule(
     kind = _DECISIONS[decision]
     final = tier + priority / 1000
     tool = rule.get("toolName")
-    header_line = text.count("\n", 0, start) + 1
-    header_col = start - (text.rfind("\n", 0, start) + 1) + 1
+    header_line, header_col = position(text, start)
     written = _rule_text(rule)
     origin = Origin(name, header_line, header_col, f"rule[{index + 1}]", written)
 

@@ -4,7 +4,8 @@ An `Entry` is one allowlist item that speaks about shell commands. `prefixes` is
 `prefix_rule` would match (one or more word prefixes); `matcher` reproduces the source tool's
 own matching on one sub-command (a Python regex over the text the tool matches), so the
 round trip compares the tool's decision with ShellGate's without trusting the translation.
-An entry that cannot be translated keeps `problem` and no prefixes.
+An entry that cannot be translated keeps `problem` (and its prefixes when it has words, so the
+round trip still shows what the source does with them).
 """
 
 from __future__ import annotations

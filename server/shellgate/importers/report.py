@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from shellgate.importers.model import Entry, Kind, Origin
+from shellgate.importers.model import Entry, Origin
 from shellgate.importers.roundtrip import Row
 from shellgate.importers.run import ImportResult
 
 SCHEMA_VERSION = 1
-_WORD = {Kind.ALLOW: "allow", Kind.ASK: "ask", Kind.DENY: "deny"}
 
 
 def _origin(origin: Origin) -> dict[str, Any]:
@@ -144,7 +143,7 @@ def render_text(result: ImportResult) -> str:
         out += _table(
             [
                 [
-                    _WORD[r.entry.kind],
+                    r.entry.kind.value,
                     r.entry.origin.where(),
                     _short(r.entry.origin.text, 40),
                     r.reason,
