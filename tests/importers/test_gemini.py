@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from shellgate.importers.errors import ImportInputError
-from shellgate.importers.gemini import prefix_matcher, subject
+from shellgate.importers.gemini_match import prefix_matcher, subject
 from shellgate.importers.model import Kind, Tool
 
 from .helpers import decisions, imported, refused_of, row, rules_of, write

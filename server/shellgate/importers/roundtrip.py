@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from shellgate.approval.context import UNTRUSTED, ExecContext
 from shellgate.approval.requirement import requirement_type
 from shellgate.importers.claude_code import strip_wrappers
-from shellgate.importers.gemini import subject
+from shellgate.importers.gemini_match import subject
 from shellgate.importers.model import Combine, Entry, Kind, Source, Tool
 from shellgate.rules.policy import Policy
 
