@@ -128,3 +128,14 @@ def test_bad_input_names_file_line_column(
         imported(Tool.VSCODE, path)
     assert (err.value.line, err.value.column) == (line, column), err.value
     assert words in err.value.message
+
+
+def test_path_keys_and_empty_keys_as_vscode_reads_them(tmp_path: Path) -> None:
+    # VS Code's _convertAutoApproveEntryToRegex: a path key takes either separator and an
+    # optional leading `./`; an empty key never matches.
+    text = '{"chat.tools.terminal.autoApprove": {"scripts/test.sh": true, "": true}}'
+    result = imported(Tool.VSCODE, write(tmp_path / "settings.json", text))
+    assert rules_of(result) == {("scripts/test.sh",): "allow"}
+    assert "empty key" in refused_of(result)[""]
+    assert decisions(result, "scripts/test.sh") == (Kind.ALLOW, Kind.ALLOW)
+    assert decisions(result, "./scripts/test.sh") == (Kind.ALLOW, Kind.ASK)

@@ -57,7 +57,8 @@ class Row:
 
 def commands_from(source: Source) -> list[str]:
     """Each entry's command, and variants where the source tool and Codex are known to part:
-    one more argument after an exact entry, a glued last word, a wrapper Claude Code strips."""
+    one more argument after an exact entry, a glued last word, a wrapper Claude Code strips,
+    a VS Code path key with `./` in front."""
     out: list[str] = []
     for entry in source.entries:
         for words in entry.prefixes[:_MAX_PREFIXES_PER_ENTRY]:
@@ -70,6 +71,8 @@ def commands_from(source: Source) -> list[str]:
                 candidates.append(glued)
             if source.tool is Tool.CLAUDE_CODE and entry.kind is not Kind.ALLOW:
                 candidates.append(f"timeout 30 {base}")
+            if source.tool is Tool.VSCODE and "/" in words[0] and not base.startswith("./"):
+                candidates.append(f"./{base}")  # VS Code's path keys take a leading ./
             out += candidates
     return list(dict.fromkeys(out))
 

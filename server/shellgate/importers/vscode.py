@@ -24,7 +24,7 @@ from shellgate.importers.words import prefix_words
 
 SETTING = "chat.tools.terminal.autoApprove"
 ENABLE = "chat.tools.terminal.enableAutoApprove"
-_REGEX_KEY = re.compile(r"^/(.+)/([a-z]*)$", re.DOTALL)
+_REGEX_KEY = re.compile(r"^/(.+)/([dgimsuvy]*)$", re.DOTALL)
 _OBJECT_KEYS = frozenset({"approve", "matchCommandLine"})
 
 
@@ -110,8 +110,20 @@ def entry_for(origin: Origin, kind: Kind, match_line: bool) -> Entry:
     key = origin.text
     m = _REGEX_KEY.match(key)
     if m is None:
+        if not key:
+            return Entry(Tool.VSCODE, origin, kind, problem="an empty key: VS Code ignores it")
         words, problem = prefix_words(key)
-        matcher = f"^{re.escape(key)}\\b"
+        notes: tuple[str, ...] = ()
+        if "/" in key or "\\" in key:
+            # VS Code's path form: either separator, and an optional leading `./`.
+            body = "[/\\\\]".join(re.escape(part) for part in re.split(r"[/\\]+", key))
+            matcher = f"^(?:\\.[/\\\\])?{body}\\b"
+            notes = (
+                "VS Code also matches this path with `./` in front or the other separator; "
+                "Codex matches the word as written",
+            )
+        else:
+            matcher = f"^{re.escape(key)}\\b"
         if match_line:
             problem = problem or (
                 "`matchCommandLine` matches the whole command line, operators included; "
@@ -123,6 +135,7 @@ def entry_for(origin: Origin, kind: Kind, match_line: bool) -> Entry:
             kind,
             prefixes=(words,) if words else (),
             matcher=matcher,
+            notes=notes,
             problem=problem,
         )
     regex, flags = m.group(1), m.group(2)
@@ -152,7 +165,7 @@ def entry_for(origin: Origin, kind: Kind, match_line: bool) -> Entry:
     except NotPlain as exc:
         return refuse(f"not a plain alternation of prefixes: {exc}")
     problems = [p for p in (prefix_words(" ".join(w))[1] for w in prefixes) if p]
-    notes: tuple[str, ...] = ()
+    regex_notes: tuple[str, ...] = ()
     if tail == "end" and kind is Kind.ALLOW:
         problems.insert(
             0,
@@ -160,9 +173,11 @@ def entry_for(origin: Origin, kind: Kind, match_line: bool) -> Entry:
             "allow it followed by any arguments",
         )
     elif tail == "end":
-        notes = ("VS Code matches the exact command only; the Codex rule also covers longer ones",)
+        regex_notes = (
+            "VS Code matches the exact command only; the Codex rule also covers longer ones",
+        )
     elif tail == "open":
-        notes = (
+        regex_notes = (
             "the regex does not end at a word boundary, so VS Code also matches a longer last "
             f"word (`{' '.join(prefixes[0])}x`); Codex matches whole words",
         )
@@ -173,6 +188,6 @@ def entry_for(origin: Origin, kind: Kind, match_line: bool) -> Entry:
         prefixes=tuple(prefixes),
         matcher=matcher,
         exact=tail == "end",
-        notes=notes,
+        notes=regex_notes,
         problem=problems[0] if problems else None,
     )
