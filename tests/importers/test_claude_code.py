@@ -196,3 +196,11 @@ def test_non_utf8_and_huge_files(tmp_path: Path) -> None:
     big.write_bytes(b'{"x": "' + b"a" * (5 * 1024 * 1024) + b'"}')
     with pytest.raises(ImportInputError, match="larger than 4 MiB"):
         imported(Tool.CLAUDE_CODE, big)
+
+
+def test_malformed_entries(tmp_path: Path) -> None:
+    text = '{"permissions": {"deny": ["Bash(git push", "Bash()", "Bash(:*)"]}}'
+    result = imported(Tool.CLAUDE_CODE, write(tmp_path / "s.json", text))
+    reasons = [r.reason for r in result.translation.refused]
+    assert "not a Claude Code permission rule" in reasons[0]
+    assert all("every command" in r for r in reasons[1:])

@@ -265,3 +265,30 @@ def test_tool_lists_and_wildcards(tmp_path: Path) -> None:
     assert [i.reason for i in result.source.ignored] == [
         "a rule for a list of other tools, not the shell tool"
     ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("interactive = false\n", "only to headless runs"),
+        ('subagent = "codebase_investigator"\n', "one subagent"),
+        ("toolAnnotations = { readOnlyHint = true }\n", "tool annotations"),
+    ],
+)
+def test_conditions_codex_rules_cannot_see(tmp_path: Path, extra: str, words: str) -> None:
+    text = R + 'commandPrefix = "ls"\ndecision = "allow"\npriority = 1\n' + extra
+    result = imported(Tool.GEMINI, write(tmp_path / "p.toml", text))
+    assert result.translation.rules == ()
+    assert words in result.translation.refused[0].reason
+
+
+def test_modes_and_bad_regex(tmp_path: Path) -> None:
+    text = (
+        R + 'commandPrefix = "ls"\ndecision = "allow"\npriority = 1\nmodes = ["default", "yolo"]\n'
+        "[[rule]]\n" + R.split("\n", 1)[1] + 'commandRegex = "git (log"\ndecision = "deny"\n'
+        "priority = 1\n"
+    )
+    result = imported(Tool.GEMINI, write(tmp_path / "p.toml", text))
+    assert rules_of(result) == {("ls",): "allow"}
+    assert "only in the default, yolo modes" in result.translation.rules[0].entry.notes[0]
+    assert result.translation.refused[0].reason.startswith("bad regex")

@@ -139,3 +139,9 @@ def test_path_keys_and_empty_keys_as_vscode_reads_them(tmp_path: Path) -> None:
     assert "empty key" in refused_of(result)[""]
     assert decisions(result, "scripts/test.sh") == (Kind.ALLOW, Kind.ALLOW)
     assert decisions(result, "./scripts/test.sh") == (Kind.ALLOW, Kind.ASK)
+
+
+def test_bad_regex_key(tmp_path: Path) -> None:
+    text = '{"chat.tools.terminal.autoApprove": {"/^git (log/": true}}'
+    result = imported(Tool.VSCODE, write(tmp_path / "settings.json", text))
+    assert refused_of(result)["/^git (log/"].startswith("bad regex")
