@@ -47,6 +47,7 @@ def default_files(
         user / "settings.json",
         cwd / ".claude" / "settings.json",
         cwd / ".claude" / "settings.local.json",
+        Path("/etc/claude-code/managed-settings.json"),  # enterprise policy (Linux)
     ]
     return [p for p in candidates if p.is_file()]
 
