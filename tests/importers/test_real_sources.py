@@ -40,6 +40,7 @@ CLAUDE_COMMANDS = [
     ("timeout 5 touch c", "c"),
     ("FOO=1 touch c", "c"),
     ("touch c3", "c3"),
+    ("touch p", "p"),  # allowed only by the untrusted project's settings
 ]
 
 
@@ -55,7 +56,10 @@ def _tool_results(log: Path) -> list[dict[str, object]]:
 def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
     claude = realtools.claude()
     settings = write(tmp_path / "home" / ".claude" / "settings.json", CLAUDE_SETTINGS)
-    (tmp_path / "ws").mkdir()
+    project = write(
+        tmp_path / "ws" / ".claude" / "settings.json",
+        '{"permissions": {"allow": ["Bash(touch p:*)"]}}',
+    )
     script = write(
         tmp_path / "script.json",
         json.dumps([{"tool_use": [{"command": c} for c, _ in CLAUDE_COMMANDS]}, {"text": "done"}]),
@@ -70,7 +74,11 @@ def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
     results = _tool_results(tmp_path / "requests.jsonl")
     assert len(results) == len(CLAUDE_COMMANDS)
     source = claude_code.read([settings])
-    for (command, _), result in zip(CLAUDE_COMMANDS, results, strict=True):
+    # Claude Code ignores an untrusted project's allow entries; the importer says so.
+    *checked, (_, untrusted) = zip(CLAUDE_COMMANDS, results, strict=True)
+    assert "needs approval" in json.dumps(untrusted["content"])
+    assert any("until the workspace is trusted" in n for n in claude_code.read([project]).notes)
+    for (command, _), result in checked:
         expected, _ = source_decision(source, command)
         text = json.dumps(result["content"])
         if expected is Kind.ALLOW:
@@ -79,7 +87,7 @@ def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
             assert "has been denied" in text, (command, text)
         else:  # asked: in -p with no one to ask, Claude Code refuses with "needs approval"
             assert "needs approval" in text, (command, text)
-    ran = sorted(p.name for p in (tmp_path / "ws").iterdir())
+    ran = sorted(p.name for p in (tmp_path / "ws").iterdir() if p.name != ".claude")
     assert ran == ["a", "b2", "d", "x"]  # on disk: only what the importer calls allow
 
 
