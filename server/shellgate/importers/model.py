@@ -33,6 +33,11 @@ class Kind(Enum):
     ASK = "ask"
     DENY = "deny"
 
+    @property
+    def rank(self) -> int:
+        """Strictness: deny over ask over allow."""
+        return ("allow", "ask", "deny").index(self.value)
+
 
 class Combine(Enum):
     """How the source tool combines several matching entries."""

@@ -22,7 +22,6 @@ from shellgate.rules.policy import Policy
 
 _REQUIREMENT_KIND = {"skip": Kind.ALLOW, "needs_approval": Kind.ASK, "forbidden": Kind.DENY}
 _MAX_PREFIXES_PER_ENTRY = 3
-_RANK = {Kind.ALLOW: 0, Kind.ASK: 1, Kind.DENY: 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +43,8 @@ class Row:
         a stricter one that also matched; Codex's strictest-wins decides the other way."""
         if not self.differs or not self.source_by:
             return False
-        deciding = _RANK[self.source_by[0].kind]
-        return any(_RANK[e.kind] > deciding for e in self.source_by[1:])
+        deciding = self.source_by[0].kind.rank
+        return any(e.kind.rank > deciding for e in self.source_by[1:])
 
     @property
     def shadowed(self) -> tuple[Entry, ...]:
@@ -87,7 +86,7 @@ def source_decision(source: Source, command: str) -> tuple[Kind, tuple[Entry, ..
     if not parts or len(parts) == 1:
         return _one_command(source, command)
     decided = [_one_command(source, shlex.join(part)) for part in parts]
-    worst = max(decided, key=lambda d: _RANK[d[0]])
+    worst = max(decided, key=lambda d: d[0].rank)
     rest = tuple(e for d in decided if d is not worst for e in d[1])
     return worst[0], worst[1] + rest
 

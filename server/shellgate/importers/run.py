@@ -11,7 +11,7 @@ from pathlib import Path
 
 from shellgate.approval.context import ExecContext
 from shellgate.importers import claude_code, gemini, vscode
-from shellgate.importers.model import Kind, Source, Tool
+from shellgate.importers.model import Source, Tool
 from shellgate.importers.roundtrip import Row, round_trip, source_decision
 from shellgate.importers.translate import Refusal, Rule, Translation, translate
 from shellgate.rules.amend import append_rule_lines
@@ -20,7 +20,6 @@ from shellgate.rules.loader import parse_text, read_rules_file
 from shellgate.rules.policy import Policy
 
 _READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
-_STRICTNESS = {Kind.ALLOW: 0, Kind.ASK: 1, Kind.DENY: 2}
 HEADER = "# Imported by `shellgate import`; each rule's justification names its source."
 
 
@@ -123,7 +122,7 @@ def _refuse_order(source: Source, translation: Translation) -> Translation:
     refused = list(translation.refused)
     for rule in translation.rules:
         kind, entries = source_decision(source, shlex.join(rule.pattern))
-        stricter = [e for e in entries[1:] if _STRICTNESS[e.kind] > _STRICTNESS[kind]]
+        stricter = [e for e in entries[1:] if e.kind.rank > kind.rank]
         if entries and entries[0] is rule.entry and stricter:
             over = stricter[0]
             refused.append(
