@@ -21,7 +21,7 @@ from shellgate.importers.model import Combine, Entry, Kind, Source, Tool
 from shellgate.rules.policy import Policy
 
 _REQUIREMENT_KIND = {"skip": Kind.ALLOW, "needs_approval": Kind.ASK, "forbidden": Kind.DENY}
-_MAX_PREFIXES_PER_ENTRY = 3
+_MAX_PREFIXES_PER_ENTRY = 3  # a regex of many alternatives: a few of them tell the story
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class Row:
     source: Kind
     source_by: tuple[Entry, ...]  # the entries that matched (the deciding one first)
     shellgate: Kind
-    shellgate_by: str  # the rule that decided, or "heuristics: ..."
+    shellgate_by: str  # the rule that decided, or "no rule (heuristics)"
     origin: str  # "entry" or "history"
 
     @property
