@@ -1,7 +1,9 @@
 """Random policies and commands for the live differential test (test_live_codex.py), and how
 the tests run the third-party binary (`network_wrap`).
 
-Most drawn policies are valid, so that commands match, miss and resolve host executables; one
+Most drawn policies are valid (plain calls, and the same rules through variables,
+comprehensions, helper functions, positional arguments), so that commands match, miss and
+resolve host executables; one
 in four carries exactly one fault (an invalid argument, a failing `match`/`not_match` example,
 a Starlark error, a missing file), so that load errors are compared too. Commands are mostly
 built from the policy's own patterns (then cut short, extended or changed), the program written
@@ -109,6 +111,24 @@ def _prefix_rule(draw: st.DrawFn, pattern: Pattern) -> str:
 
 
 @st.composite
+def _shaped_rule(draw: st.DrawFn, pattern: Pattern, n: int) -> str:
+    """The same kind of rule written as Starlark a person might write: positional arguments, a
+    variable, a comprehension, a helper function, `canonical_matching`. (`n` keeps the names
+    apart: Starlark refuses to bind a global twice.)"""
+    decision = lit(draw(st.sampled_from(DECISIONS)))
+    head, rest = lit(pattern[:1]), lit(pattern[1:])
+    shapes = [
+        f"prefix_rule({lit(pattern)}, {decision})",
+        f"P{n} = {head}\nprefix_rule(pattern = P{n} + {rest}, decision = {decision})",
+        f"[prefix_rule(pattern = [p] + {rest}, decision = {decision}) for p in {head}]",
+        f"def rule{n}(p, d = {decision}):\n    prefix_rule(pattern = p, decision = d)\n"
+        f"rule{n}({lit(pattern)})",
+        f"prefix_rule(pattern={lit(pattern)}, canonical_matching={draw(st.booleans())})",
+    ]
+    return draw(st.sampled_from(shapes))
+
+
+@st.composite
 def _host_executable(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(PROGRAMS[:3]))
     paths = draw(st.lists(st.sampled_from(DIRS).map(lambda d: f"{d}/{name}"), max_size=2))
@@ -182,12 +202,15 @@ def cases(draw: st.DrawFn, commands: tuple[int, int]) -> Case:
     for _ in range(draw(st.sampled_from([1, 1, 1, 2]))):
         calls: list[str] = []
         for _ in range(draw(st.integers(0, 6))):
-            kind = draw(st.integers(0, 5))
+            kind = draw(st.integers(0, 6))
             if kind < 4:
                 patterns.append(draw(_pattern()))
                 calls.append(draw(_prefix_rule(patterns[-1])))
+            elif kind == 4:
+                patterns.append(draw(_pattern()))
+                calls.append(draw(_shaped_rule(patterns[-1], len(patterns))))
             else:
-                calls.append(draw(_host_executable() if kind == 4 else _network_rule()))
+                calls.append(draw(_host_executable() if kind == 5 else _network_rule()))
         texts.append(calls)
     files: list[tuple[str, str | None]] = [
         (name, "".join(f"{call}\n" for call in calls))
