@@ -11,7 +11,7 @@ alone. ShellGate's package is byte-compiled first, as `pip install` leaves it (t
 development install under PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module on every
 run).
 
-    .venv/bin/python benchmarks/bench_check_process.py [--runs N] [--strict]
+    .venv/bin/python benchmarks/bench_check_process.py [--runs N] [--strict] [--from-source]
 
 It also times first runs on each file (ShellGate with an empty compiled-policy cache), for
 information: no target applies to them.
