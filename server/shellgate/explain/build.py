@@ -39,6 +39,7 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
+from shellgate.rules.trust import ProjectTrust
 
 _DEFAULT_CONTEXT = ExecContext()
 
@@ -50,6 +51,7 @@ def explain(
     context: ExecContext = _DEFAULT_CONTEXT,
     cwd: str | None = None,
     rules_files: Sequence[tuple[str, str]] = (),
+    project: ProjectTrust | None = None,
 ) -> Explanation:
     """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
 
@@ -123,6 +125,7 @@ def explain(
         first_attempt=first,
         warnings=(),
         rules_files=tuple(rules_files),
+        project=project,
         split_difference=None if extracted is None else _split_difference(extracted[1]),
     )
     return replace(explanation, warnings=collect_warnings(explanation, policy))
