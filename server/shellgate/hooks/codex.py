@@ -1,0 +1,59 @@
+"""Codex's `PreToolUse` and `PermissionRequest` hooks for `Bash`.
+
+Codex applies the same `.rules` itself, so ShellGate adds only what it lacks. PreToolUse
+blocks a command whose split hides a command bash would run (Codex's rules never saw it) and
+is quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
+approval to the editor's dialog: allow, or deny with the user's words; quiet when no editor
+is reachable, so Codex asks as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shellgate.hooks import seam
+from shellgate.hooks.outcome import HookInputError, Options, command_of, event_field
+
+AGENT = "codex"
+
+
+def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
+    """The answer, or None for "quiet" (nothing on stdout: Codex goes on as usual)."""
+    name = event_field(event, "hook_event_name")
+    if name not in ("PreToolUse", "PermissionRequest"):
+        raise HookInputError(f"hook_event_name {name!r} is not PreToolUse or PermissionRequest")
+    if event_field(event, "tool_name") != "Bash":
+        return None
+    tool_input = event_field(event, "tool_input")
+    request = seam.AgentRequest(
+        agent=AGENT,
+        session_id=str(event.get("session_id") or ""),
+        cwd=str(event_field(event, "cwd")),
+        command=command_of(event),
+        justification=tool_input.get("description"),
+        approval_policy=options.approval_policy,
+    )
+    if name == "PreToolUse":
+        decision = seam.decide(request)
+        if not decision.hidden:
+            return None
+        why = decision.reason or "its split hides it"
+        reason = ("ShellGate: bash would run a command Codex's rules do not see in this script "
+                  f"({why}); rewrite it as plain commands")  # fmt: skip
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                       "permissionDecision": "deny",
+                                       "permissionDecisionReason": reason}}  # fmt: skip
+    answer = seam.ask(request, timeout=options.ask_timeout)
+    if answer is None:
+        return None
+    if answer.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment"):
+        decision_out: dict[str, Any] = {"behavior": "allow"}
+    elif answer.answer == "timeout":
+        late = f": {answer.message}" if answer.message else ""
+        decision_out = {"behavior": "deny", "message": f"ShellGate: not approved in time{late}"}
+    else:
+        words = f": {answer.message}" if answer.message else ""
+        decision_out = {"behavior": "deny", "message": f"ShellGate: the user declined{words}"}
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                   "decision": decision_out}}  # fmt: skip
