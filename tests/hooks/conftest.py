@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from agents import Home  # noqa: E402
+from agents import Home
 
 BASE = Path.home() / ".cache" / "shellgate-tests"
 

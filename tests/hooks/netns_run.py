@@ -36,9 +36,15 @@ def main() -> None:
     sub = lambda s: s.replace("{URL}", str(url))  # noqa: E731
     env = {k: sub(v) for k, v in config["env"].items()}
     try:
-        done = subprocess.run([sub(a) for a in config["argv"]], env=env, cwd=config["cwd"],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=config.get("timeout", 90))  # fmt: skip
+        done = subprocess.run(
+            [sub(a) for a in config["argv"]],
+            env=env,
+            cwd=config["cwd"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=config.get("timeout", 90),
+        )
         result = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
     except subprocess.TimeoutExpired as exc:
         result = {"rc": "timeout", "stdout": str(exc.stdout), "stderr": str(exc.stderr)}

@@ -93,16 +93,31 @@ class _Handler(BaseHTTPRequestHandler):
     def _anthropic(self, body: dict[str, Any]) -> None:
         step = self.standin.take(body) if body.get("tools") else {"text": "OK"}
         if "bash" in step:
-            block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": "Bash",
-                     "input": {"command": step["bash"]}}  # fmt: skip
+            block = {
+                "type": "tool_use",
+                "id": "toolu_" + uuid.uuid4().hex[:20],
+                "name": "Bash",
+                "input": {"command": step["bash"]},
+            }
             stop = "tool_use"
         else:
             block, stop = {"type": "text", "text": step["text"]}, "end_turn"
-        usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0,
-                 "cache_read_input_tokens": 0}  # fmt: skip
-        message = {"id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant",
-                   "model": body.get("model", "stand-in"), "content": [], "stop_reason": None,
-                   "stop_sequence": None, "usage": usage}  # fmt: skip
+        usage = {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+        message = {
+            "id": "msg_" + uuid.uuid4().hex[:20],
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "stand-in"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
         self._sse_start()
 
         def sse(event: str, data: dict[str, Any]) -> None:
@@ -115,12 +130,20 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             start = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start})
+        sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": start},
+        )
         sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
         sse("content_block_stop", {"type": "content_block_stop", "index": 0})
-        sse("message_delta", {"type": "message_delta",
-                              "delta": {"stop_reason": stop, "stop_sequence": None},
-                              "usage": {"output_tokens": 5}})  # fmt: skip
+        sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
         sse("message_stop", {"type": "message_stop"})
         self.wfile.flush()
 
@@ -132,14 +155,26 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             step = self.standin.take(body)
             if "bash" in step:
-                parts = [{"functionCall": {"name": "run_shell_command",
-                                           "args": {"command": step["bash"]}}}]  # fmt: skip
+                parts = [
+                    {
+                        "functionCall": {
+                            "name": "run_shell_command",
+                            "args": {"command": step["bash"]},
+                        }
+                    }
+                ]
             else:
                 parts = [{"text": step["text"]}]
-        reply = {"candidates": [{"content": {"role": "model", "parts": parts},
-                                 "finishReason": "STOP", "index": 0}],
-                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
-                                   "totalTokenCount": 15}}  # fmt: skip
+        reply = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+        }
         if not stream:
             self._send(200, reply)
             return

@@ -4,9 +4,10 @@ the next request's tool results."""
 
 from __future__ import annotations
 
-import realtools
 from agents import Home, claude_turn
 from standins import tool_results
+
+import realtools
 
 RULES = """\
 prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
@@ -20,8 +21,13 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
     (home.ws / "victim").write_text("keep")
     outside = home.home / "outside"
     home.install("claude-code", "--sandbox", "workspace-write")
-    script = [{"bash": "rm -f victim"}, {"bash": "echo hi > made && cat made"},
-              {"bash": f"touch {outside}"}, {"bash": "touch asked"}, {"text": "fin"}]  # fmt: skip
+    script = [
+        {"bash": "rm -f victim"},
+        {"bash": "echo hi > made && cat made"},
+        {"bash": f"touch {outside}"},
+        {"bash": "touch asked"},
+        {"text": "fin"},
+    ]
     result = claude_turn(home, claude, script)
     assert result["rc"] == 0, result["stderr"]
     told = tool_results("anthropic", result["requests"][-1])

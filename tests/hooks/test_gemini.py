@@ -4,9 +4,10 @@ holds every case: Gemini costs seconds per turn."""
 
 from __future__ import annotations
 
-import realtools
 from agents import Home, gemini_prepare, gemini_turn
 from standins import tool_results
+
+import realtools
 
 RULES = """\
 prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
@@ -22,8 +23,13 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
     gemini_prepare(home)
     summary = home.install("gemini", "--sandbox", "workspace-write")
     assert "policy" in summary and "backup" in summary  # merged into the settings we wrote
-    script = [{"bash": "rm -f victim"}, {"bash": "echo hi > made"}, {"bash": f"touch {outside}"},
-              {"bash": "touch asked"}, {"text": "fin"}]  # fmt: skip
+    script = [
+        {"bash": "rm -f victim"},
+        {"bash": "echo hi > made"},
+        {"bash": f"touch {outside}"},
+        {"bash": "touch asked"},
+        {"text": "fin"},
+    ]
     result = gemini_turn(home, gemini, script)
     assert result["rc"] == 0, result["stderr"][-3000:]
     told = tool_results("gemini", result["requests"][-1])

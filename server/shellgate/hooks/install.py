@@ -149,9 +149,9 @@ def install_codex(
         raise InstallError(
             f"{config}: not valid TOML ({exc}); fix it first, nothing was changed"
         ) from None
-    for event, group in old_index.items():
+    for event, old in old_index.items():
         config_text = codex_trust.set_trust(
-            config_text, codex_trust.state_key(declaring, event, group), None
+            config_text, codex_trust.state_key(declaring, event, old), None
         )
     for event, group in index.items():
         if group is not None:
