@@ -47,10 +47,22 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
 
 def test_a_failing_hook_blocks(home: Home) -> None:
     claude = realtools.claude()
+    home.install("claude-code")
+    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
+    script = [{"bash": "touch made"}, {"text": "fin"}]
+    result = claude_turn(home, claude, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    told = tool_results("anthropic", result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "blocked (ShellGate could not decide" in told[0], told
+    assert "must be ask or deny" in told[0]
+
+
+def test_rules_that_do_not_load_block(home: Home) -> None:
+    claude = realtools.claude()
     home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')  # broken: no closing paren
     home.install("claude-code")
     result = claude_turn(home, claude, [{"bash": "touch made"}, {"text": "fin"}])
     told = tool_results("anthropic", result["requests"][-1])
     assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "blocked (ShellGate could not decide" in told[0], told
-    assert "default.rules" in told[0]  # the broken file is named
+    assert len(told) == 1 and "the rules do not load" in told[0], told
+    assert "default.rules:2:" in told[0]  # file, line and column

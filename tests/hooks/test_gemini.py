@@ -46,10 +46,12 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
 
 def test_a_failing_hook_blocks(home: Home) -> None:
     gemini = realtools.gemini()
-    home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')  # broken: no closing paren
     gemini_prepare(home)
     home.install("gemini")
-    result = gemini_turn(home, gemini, [{"bash": "touch made"}, {"text": "fin"}])
+    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
+    script = [{"bash": "touch made"}, {"text": "fin"}]
+    result = gemini_turn(home, gemini, script, SHELLGATE_HOOK_FALLBACK="sometimes")
     told = tool_results("gemini", result["requests"][-1])
     assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "blocked (ShellGate could not decide" in told[0], told
+    assert len(told) == 1 and "Tool execution blocked" in told[0], told
+    assert "must be ask or deny" in told[0]

@@ -51,10 +51,18 @@ def test_bad_stdin_blocks(home: Home, agent: str, stdin: bytes) -> None:
 
 
 @pytest.mark.parametrize("agent", sorted(EVENTS))
-def test_broken_rules_block_naming_the_file(home: Home, agent: str) -> None:
+def test_rules_that_do_not_load_block_naming_the_file(home: Home, agent: str) -> None:
     home.rules('prefix_rule(pattern=["ls"], decision="allow"\n')
     done = hook(home, agent, event(home, agent, "ls"))
-    assert done.returncode == 2 and "default.rules" in done.stderr and "blocked" in done.stderr
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    if agent == "gemini":
+        assert answer["decision"] == "deny"
+        reason = answer["reason"]
+    else:
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "the rules do not load" in reason and "default.rules:2:" in reason
 
 
 @pytest.mark.parametrize("agent", sorted(EVENTS))

@@ -52,15 +52,20 @@ def main(argv: list[str]) -> int:
         return status
     agent = argv[0]
     if agent not in AGENTS:
-        print(f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini): blocked",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini): blocked",
+            file=sys.stderr,
+        )
         return EXIT_BLOCK
     try:
         return _run(agent, argv[1:])
     except BaseException as exc:  # a hook that crashes would fail open
         what = str(exc) or type(exc).__name__
-        print(f"{PROG} {agent}: {what}: blocked (ShellGate could not decide, so the command "
-              "was not let through)", file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG} {agent}: {what}: blocked (ShellGate could not decide, so the command "
+            "was not let through)",
+            file=sys.stderr,
+        )
         return EXIT_BLOCK
 
 
@@ -94,11 +99,14 @@ def _options(agent: str, args: list[str]) -> Options:
     except ValueError:
         raise HookInputError("--ask-timeout needs a number of seconds") from None
     return Options(
-        fallback=fallback_from(values.get("--fallback"), os.environ,
-                               Fallback(_DEFAULT_FALLBACK[agent])),
+        fallback=fallback_from(
+            values.get("--fallback"), os.environ, Fallback(_DEFAULT_FALLBACK[agent])
+        ),
         approval_policy=values.get("--approval-policy", "on-request"),
-        sandbox=sandbox, network=network, ask_timeout=timeout,
-    )  # fmt: skip
+        sandbox=sandbox,
+        network=network,
+        ask_timeout=timeout,
+    )
 
 
 def _run(agent: str, args: list[str]) -> int:

@@ -28,11 +28,20 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit status: the command's, or 125 when the sandbox cannot be set up, 2 usage",
     )
     p.add_argument("--mode", required=True, choices=["read-only", "workspace-write"])
-    p.add_argument("--network", choices=["off", "full"], default="off",
-                   help="off (default: no network namespace access) or full")  # fmt: skip
+    p.add_argument(
+        "--network",
+        choices=["off", "full"],
+        default="off",
+        help="off (default: no network namespace access) or full",
+    )
     p.add_argument("--cwd", metavar="DIR", help="run there (default: the current directory)")
-    p.add_argument("--writable-root", action="append", default=[], metavar="DIR",
-                   help="another writable directory in workspace-write (repeatable)")  # fmt: skip
+    p.add_argument(
+        "--writable-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another writable directory in workspace-write (repeatable)",
+    )
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="kill the command after")
     return p
 
@@ -66,15 +75,19 @@ def main(argv: list[str]) -> int:
         return EXIT_SANDBOX_ERROR
     try:
         spec = build_spec(
-            FsAccess(args.mode), cwd, extra_roots=args.writable_root,
-            network=NetworkAccess(args.network), runtime_dir=runtime_dir(),
-        )  # fmt: skip
+            FsAccess(args.mode),
+            cwd,
+            extra_roots=args.writable_root,
+            network=NetworkAccess(args.network),
+            runtime_dir=runtime_dir(),
+        )
     except SandboxSetupError as exc:
         print(f"{PROG}: {exc}; the command was not run", file=sys.stderr)
         return EXIT_SANDBOX_ERROR
     stdin = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
-    result = asyncio.run(run_attempt(command, cwd=cwd, spec=spec, probe=probe,
-                                     timeout=args.timeout, stdin=stdin))  # fmt: skip
+    result = asyncio.run(
+        run_attempt(command, cwd=cwd, spec=spec, probe=probe, timeout=args.timeout, stdin=stdin)
+    )
     sys.stdout.write(result.stdout)
     sys.stdout.flush()
     sys.stderr.write(result.stderr)
@@ -85,8 +98,9 @@ def main(argv: list[str]) -> int:
         return EXIT_SANDBOX_ERROR
     if outcome.is_denial:
         why = result.classification.reason
-        print(f"{PROG}: denied by the {args.mode} sandbox{': ' + why if why else ''}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG}: denied by the {args.mode} sandbox{': ' + why if why else ''}", file=sys.stderr
+        )
     if result.timed_out:
         print(f"{PROG}: the command timed out and was stopped", file=sys.stderr)
         return 124

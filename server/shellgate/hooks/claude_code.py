@@ -37,7 +37,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
     command = command_of(event)
     request = seam.AgentRequest(
         agent=AGENT,
-        session_id=str(event.get("session_id") or ""),
+        session_id=event.get("session_id"),
         cwd=str(event_field(event, "cwd")),
         command=command,
         justification=tool_input.get("description"),

@@ -1,8 +1,9 @@
 """Codex's `PreToolUse` and `PermissionRequest` hooks for `Bash`.
 
 Codex applies the same `.rules` itself, so ShellGate adds only what it lacks. PreToolUse
-blocks a command whose split hides a command bash would run (Codex's rules never saw it) and
-is quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
+blocks a command whose split hides a command bash would run (Codex's rules never saw it), and
+any command while the rules on disk do not load (Codex keeps the ones it read at start); it is
+quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
 approval to the editor's dialog: allow, or deny with the user's words; quiet when no editor
 is reachable, so Codex asks as usual.
 """
@@ -16,6 +17,10 @@ from shellgate.hooks import seam
 from shellgate.hooks.outcome import HookInputError, Options, command_of, event_field
 
 AGENT = "codex"
+HIDDEN = (
+    "ShellGate: bash would run a command Codex's rules do not see in this script; run it as "
+    "plain commands (no wrapper, substitution or inline script) so that the rules judge it"
+)
 
 
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
@@ -28,7 +33,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     tool_input = event_field(event, "tool_input")
     request = seam.AgentRequest(
         agent=AGENT,
-        session_id=str(event.get("session_id") or ""),
+        session_id=event.get("session_id"),
         cwd=str(event_field(event, "cwd")),
         command=command_of(event),
         justification=tool_input.get("description"),
@@ -36,24 +41,28 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     )
     if name == "PreToolUse":
         decision = seam.decide(request)
-        if not decision.hidden:
+        if decision.explain is None:
+            reason = f"ShellGate: {decision.reason}"
+        elif decision.hidden:
+            reason = HIDDEN
+        else:
             return None
-        why = decision.reason or "its split hides it"
-        reason = ("ShellGate: bash would run a command Codex's rules do not see in this script "
-                  f"({why}); rewrite it as plain commands")  # fmt: skip
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}  # fmt: skip
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
         return None
     if answer.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment"):
-        decision_out: dict[str, Any] = {"behavior": "allow"}
+        out: dict[str, Any] = {"behavior": "allow"}
     elif answer.answer == "timeout":
         late = f": {answer.message}" if answer.message else ""
-        decision_out = {"behavior": "deny", "message": f"ShellGate: not approved in time{late}"}
+        out = {"behavior": "deny", "message": f"ShellGate: not approved in time{late}"}
     else:
         words = f": {answer.message}" if answer.message else ""
-        decision_out = {"behavior": "deny", "message": f"ShellGate: the user declined{words}"}
-    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                   "decision": decision_out}}  # fmt: skip
+        out = {"behavior": "deny", "message": f"ShellGate: the user declined{words}"}
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}

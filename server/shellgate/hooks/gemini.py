@@ -41,7 +41,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
         cwd = os.path.normpath(os.path.join(cwd, dir_path))  # where Gemini runs it
     request = seam.AgentRequest(
         agent=AGENT,
-        session_id=str(event.get("session_id") or ""),
+        session_id=event.get("session_id"),
         cwd=cwd,
         command=command,
         justification=tool_input.get("description"),

@@ -94,8 +94,10 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     why = decision.reason or "the command needs approval under Codex's rules"
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
-        text = (f"ShellGate: {why}; no editor is reachable to approve it "
-                f"(no ShellGate language server holds {request.cwd})")  # fmt: skip
+        text = (
+            f"ShellGate: {why}; no editor is reachable to approve it "
+            f"(no ShellGate language server holds {request.cwd})"
+        )
         if options.fallback is Fallback.ASK:
             return Resolution(Verdict.AGENT_ASKS, text)
         return Resolution(Verdict.BLOCK, text + f", so it was not run ({FALLBACK_ENV}=deny)")
@@ -117,7 +119,7 @@ def _allowed(
 ) -> Resolution:
     if options.sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
-    first = decision.explain.get("first_attempt") or {}
+    first = (decision.explain or {}).get("first_attempt") or {}
     if first and not first.get("sandboxed", True):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")

@@ -1,16 +1,17 @@
 """The hook's one seam to the broker: `decide` (the whole chain, no human) and `ask` (the
 editor's dialog).
 
-Interim, until `shellgate.broker` lands: `decide` runs the chain in-process on the user's Codex
-rules (no project layer: Codex's project trust is not resolved yet), `hidden` is never set, and
-`ask` finds no editor (every caller then takes its documented fallback).
+Interim, until `shellgate.broker` lands (its names and shapes, so that the swap is three
+imports): `decide` runs the chain in-process on the user's Codex rules (no project layer: Codex's
+project trust is not resolved yet), `hidden` is never set, and `ask` finds no editor (every
+caller then takes its documented fallback).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Decision = Literal["allow", "prompt", "forbidden"]
@@ -22,9 +23,9 @@ AnswerKind = Literal[
 @dataclass(frozen=True)
 class AgentRequest:
     agent: str
-    session_id: str
+    session_id: str | None
     cwd: str
-    command: str | list[str]  # a script as the agent gave it (run as `bash -lc`), or an argv
+    command: str | tuple[str, ...]  # a script as the agent gave it (run as `bash -lc`), or an argv
     justification: str | None = None
     approval_policy: str = "on-request"
     sandbox: str = "workspace-write"
@@ -36,9 +37,9 @@ class AgentDecision:
     decision: Decision
     requirement: str  # "skip" | "needs_approval" | "forbidden"
     reason: str | None
-    explain: dict[str, Any] = field(default_factory=dict)
-    amendment: tuple[str, ...] | None = None
-    hidden: bool = False
+    explain: dict[str, Any] | None  # None: the rules do not load
+    amendment: tuple[str, ...] | None
+    hidden: bool
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ class AgentAnswer:
 
 
 def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> AgentDecision:
-    """The chain's verdict. Raises on broken rules: the hook then blocks."""
+    """The chain's verdict. Rules that do not load decide "forbidden": Codex would run with none
+    of them, and nothing may run on a half-read policy."""
     from shellgate.approval.context import (
         ApprovalPolicy,
         ExecContext,
@@ -63,12 +65,17 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
         requirement_type,
     )
     from shellgate.explain import explain, to_json
+    from shellgate.rules.errors import RulesError
     from shellgate.rules.layer_cache import load_layers_cached
     from shellgate.rules.layers import default_codex_home, discover_layers
 
     codex_home = default_codex_home(os.environ if env is None else env)
-    layers = discover_layers(codex_home=codex_home, project=None, extra_rules=[])
-    policy = load_layers_cached(layers)
+    try:
+        layers = discover_layers(codex_home=codex_home, project=None, extra_rules=[])
+        policy = load_layers_cached(layers)
+    except RulesError as err:
+        why = f"the rules do not load, so nothing runs unasked: {err}"
+        return AgentDecision("forbidden", "forbidden", why, None, None, False)
     context = ExecContext(
         approval_policy=ApprovalPolicy.parse(request.approval_policy),
         sandbox=SandboxMode(request.sandbox),
@@ -76,8 +83,8 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
         justification=request.justification,
     )
     files = tuple((f, layer.name) for layer in layers for f in layer.files)
-    ex = explain(request.command, policy=policy, context=context, cwd=request.cwd,
-                 rules_files=files)  # fmt: skip
+    command = request.command if isinstance(request.command, str) else list(request.command)
+    ex = explain(command, policy=policy, context=context, cwd=request.cwd, rules_files=files)
     req = ex.requirement
     decision: Decision
     reason: str | None
@@ -89,7 +96,7 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
     else:
         assert isinstance(req, Skip)
         decision, reason, amendment = "allow", None, req.proposed_execpolicy_amendment
-    return AgentDecision(decision, requirement_type(req), reason, to_json(ex), amendment)
+    return AgentDecision(decision, requirement_type(req), reason, to_json(ex), amendment, False)
 
 
 def ask(request: AgentRequest, *, timeout: float) -> AgentAnswer | None:
