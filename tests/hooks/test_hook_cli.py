@@ -198,3 +198,23 @@ def test_hook_help(home: Home) -> None:
     )
     assert done.returncode == 0 and "SHELLGATE_HOOK_FALLBACK" in done.stdout
     assert Path(__file__).exists()
+
+
+def test_kept_decisions_follow_the_rules_on_disk(home: Home) -> None:
+    cache = home.root / "cache"
+    ev = event(home, "claude-code", "touch x")
+
+    def verdict() -> str:
+        done = hook(home, "claude-code", ev, XDG_CACHE_HOME=str(cache))
+        return str(json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"])
+
+    home.rules('prefix_rule(pattern=["git"], decision="allow")\n')
+    assert verdict() == "allow"
+    assert len(list((cache / "shellgate" / "decisions").iterdir())) == 1  # kept
+    assert verdict() == "allow"
+    home.rules('prefix_rule(pattern=["touch"], decision="forbidden")\n')
+    assert verdict() == "deny"  # a changed rules file is a new key
+    project = home.ws / ".codex" / "rules"
+    project.mkdir(parents=True)
+    (project / "p.rules").write_text('prefix_rule(pattern=["touch"], decision="allow")\n')
+    assert verdict() == "deny"  # a project layer Codex does not load (untrusted) changes nothing

@@ -8,7 +8,6 @@ Needs approval goes to the editor; with no editor reachable the configured fallb
 from __future__ import annotations
 
 import enum
-import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,6 +129,8 @@ def _allowed(
 def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> str:
     """`shellgate sandbox ... -- bash -lc SCRIPT` as one shell line, by this interpreter,
     isolated (no PATH lookup or `shellgate/` in the cwd a command could have planted)."""
+    import shlex
+
     argv = [sys.executable, "-I", "-m", "shellgate", "sandbox", "--mode", mode, "--cwd", cwd]
     if network is not None:
         argv += ["--network", network]

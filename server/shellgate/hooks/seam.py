@@ -9,6 +9,7 @@ caller then takes its documented fallback).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,6 +51,32 @@ class AgentAnswer:
 
 
 def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> AgentDecision:
+    """The chain's verdict, from the decision memo when this very request was judged on the
+    same rules and code before."""
+    import json
+
+    from shellgate.hooks import memo
+
+    env = os.environ if env is None else env
+    key = json.dumps(dataclasses.asdict(request), sort_keys=True).encode()
+    path = memo.path_for(key, request.cwd, env)
+    kept = memo.load(path) if path else None
+    if kept is not None:
+        try:
+            return AgentDecision(**{**kept, "amendment": _tuple(kept["amendment"])})
+        except (TypeError, KeyError):
+            pass  # an entry of another shape: judge afresh
+    decision = _decide(request, env)
+    if path is not None and decision.explain is not None:
+        memo.store(path, dataclasses.asdict(decision))
+    return decision
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _decide(request: AgentRequest, env: Mapping[str, str]) -> AgentDecision:
     """The chain's verdict. Rules that do not load decide "forbidden": Codex would run with none
     of them, and nothing may run on a half-read policy."""
     from shellgate.approval.context import (
@@ -69,7 +96,7 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
     from shellgate.rules.layer_cache import load_layers_cached
     from shellgate.rules.layers import default_codex_home, discover_layers
 
-    codex_home = default_codex_home(os.environ if env is None else env)
+    codex_home = default_codex_home(env)
     try:
         layers = discover_layers(codex_home=codex_home, project=None, extra_rules=[])
         policy = load_layers_cached(layers)
