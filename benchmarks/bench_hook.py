@@ -59,16 +59,24 @@ def main() -> int:
         home = Path(tmp)
         (home / ".codex" / "rules").mkdir(parents=True)
         (home / ".codex" / "rules" / "default.rules").write_text(RULES)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp,
-               "CODEX_HOME": str(home / ".codex"),
-               "XDG_CACHE_HOME": str(home / "cache")}  # fmt: skip
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": tmp,
+            "CODEX_HOME": str(home / ".codex"),
+            "XDG_CACHE_HOME": str(home / "cache"),
+        }
         env["XDG_RUNTIME_DIR"] = str(home / "run")  # no editor: no server's discovery file
         (home / "run").mkdir(mode=0o700)
         contenders: dict[str, tuple[list[str], str]] = {
             "python -c pass": ([sys.executable, "-I", "-c", "pass"], "")
         }
         for agent, event in EVENTS.items():
-            body = {**event, "cwd": tmp, "session_id": "bench", "tool_input": {"command": "git status"}}
+            body = {
+                **event,
+                "cwd": tmp,
+                "session_id": "bench",
+                "tool_input": {"command": "git status"},
+            }
             argv = [sys.executable, "-I", "-m", "shellgate", "hook", agent]
             contenders[f"shellgate hook {agent}"] = (argv, json.dumps(body))
         ok = True
@@ -86,8 +94,10 @@ def main() -> int:
             for name in names[i % len(names) :] + names[: i % len(names)]:
                 samples[name].append(_time(*contenders[name][:2], env, tmp)[0])
     load = os.getloadavg()
-    print(f"shellgate hook, whole process, allowed command, no editor ({args.runs} runs each; "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})")  # fmt: skip
+    print(
+        f"shellgate hook, whole process, allowed command, no editor ({args.runs} runs each; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})"
+    )
     missed = False
     for name, values in samples.items():
         p50, p90 = _ms(values)

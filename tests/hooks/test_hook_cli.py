@@ -218,3 +218,12 @@ def test_kept_decisions_follow_the_rules_on_disk(home: Home) -> None:
     project.mkdir(parents=True)
     (project / "p.rules").write_text('prefix_rule(pattern=["touch"], decision="allow")\n')
     assert verdict() == "deny"  # a project layer Codex does not load (untrusted) changes nothing
+
+
+def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None:
+    home.rules('prefix_rule(pattern=["rm"], decision="forbidden")\n')
+    done = hook(home, "codex", event(home, "codex", "timeout 5 rm -rf x"))
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "Codex's rules do not see" in answer["permissionDecisionReason"]
+    assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
