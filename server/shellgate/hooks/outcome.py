@@ -10,8 +10,7 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from shellgate.hooks import seam
 
@@ -34,8 +33,7 @@ class HookInputError(ValueError):
     """The agent's event is not what its hook protocol promises."""
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):  # NamedTuples: dataclasses would import inspect on the hot path
     fallback: Fallback
     approval_policy: str = "on-request"
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode
@@ -43,8 +41,7 @@ class Options:
     ask_timeout: float = 300.0
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     verdict: Verdict
     reason: str  # for the model (block, ask) or the log (allow)
     command: str | None = None  # the rewritten command, when it changed
