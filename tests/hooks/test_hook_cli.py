@@ -227,3 +227,63 @@ def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None
     assert answer["permissionDecision"] == "deny"
     assert "Codex's rules do not see" in answer["permissionDecisionReason"]
     assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
+
+
+def test_codex_permission_request_is_quiet_without_an_editor(home: Home) -> None:
+    ev = json.loads(event(home, "codex", "git push"))
+    ev["hook_event_name"] = "PermissionRequest"
+    done = hook(home, "codex", json.dumps(ev).encode())
+    assert done.returncode == 0 and done.stdout == ""  # Codex asks as usual
+
+
+def test_gemini_judges_the_command_where_it_runs(home: Home) -> None:
+    sub = home.ws / "sub"
+    (sub / ".codex" / "rules").mkdir(parents=True)
+    (sub / ".git").mkdir()
+    ev = json.loads(event(home, "gemini", "pwd"))
+    ev["tool_input"]["dir_path"] = "sub"
+    done = hook(home, "gemini", json.dumps(ev).encode(), "--sandbox", "read-only")
+    rewritten = json.loads(done.stdout)["hookSpecificOutput"]["tool_input"]["command"]
+    assert f"--cwd {sub} " in rewritten
+
+
+def test_doctor_runs_the_installed_hooks(home: Home) -> None:
+    def doctor(agent: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "shellgate", "hook", "doctor", agent],
+            env=home.env(),
+            cwd=home.ws,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    missing = doctor("claude-code")
+    assert missing.returncode == 1 and "no ShellGate PreToolUse hook" in missing.stdout
+    home.install("claude-code")
+    assert doctor("claude-code").stdout.startswith("claude-code: live")
+    home.install("gemini")
+    (home.home / ".gemini" / "policies" / "shellgate.toml").unlink()
+    broken = doctor("gemini")
+    assert broken.returncode == 1 and "shellgate.toml is missing" in broken.stdout
+
+
+def test_install_refuses_an_approval_policy_the_hook_could_not_use(home: Home) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shellgate",
+            "hook",
+            "install",
+            "claude-code",
+            "--approval-policy",
+            "sometimes",
+        ],
+        env=home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--approval-policy" in done.stderr
+    assert not (home.home / ".claude" / "settings.json").exists()

@@ -293,6 +293,14 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         value = getattr(opts, name)
         if value is not None:
             flags += ["--" + name.replace("_", "-"), value]
+    if opts.approval_policy is not None:
+        from shellgate.approval.context import ApprovalPolicy
+
+        try:  # a hook that cannot parse its own options blocks every command: refuse it now
+            ApprovalPolicy.parse(opts.approval_policy)
+        except ValueError as exc:
+            print(f"{PROG}: error: --approval-policy: {exc}", file=sys.stderr)
+            return 2
     if opts.agent == "codex" and (opts.sandbox or opts.network):
         print(
             f"{PROG}: error: --sandbox/--network are for Claude Code and Gemini: Codex "
