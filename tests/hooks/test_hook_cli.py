@@ -287,3 +287,18 @@ def test_install_refuses_an_approval_policy_the_hook_could_not_use(home: Home) -
     )
     assert done.returncode == 2 and "--approval-policy" in done.stderr
     assert not (home.home / ".claude" / "settings.json").exists()
+
+
+def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from shellgate.hooks import memo
+
+    old, fresh = tmp_path / "old", tmp_path / "fresh"
+    for path in (old, fresh):
+        memo.store(str(path), {"decision": "allow"})
+    stale = time.time() - memo.KEEP_SECONDS - 60
+    os.utime(old, (stale, stale))
+    memo._prune(str(tmp_path))
+    assert not old.exists() and memo.load(str(fresh)) == {"decision": "allow"}

@@ -8,7 +8,7 @@ every rules file and config.toml Codex could load for the cwd (the user's, and e
 linked worktree (`.git` file) is never kept: its project may live outside the ancestors. Only
 decisions on rules that loaded are kept, as marshal data (nothing in the cache can run code),
 under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's neighbour.
-SHELLGATE_NO_CACHE=1 turns it off.
+Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it off.
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ def load(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             value = marshal.load(fh)
+        os.utime(path)  # in use: pruning keeps it
     except (OSError, EOFError, ValueError, TypeError):
         return None
     return value if isinstance(value, dict) else None
@@ -133,4 +134,26 @@ def store(path: str, value: dict[str, Any]) -> None:
             marshal.dump(value, fh)
         os.replace(tmp, path)  # readers never see half a file
     except (OSError, ValueError):
+        return
+    if int.from_bytes(os.urandom(1), "big") < 4:  # now and then: forget what went unused
+        _prune(os.path.dirname(path))
+
+
+KEEP_SECONDS = 14 * 24 * 3600
+
+
+def _prune(folder: str) -> None:
+    """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime)."""
+    import time
+
+    cutoff = time.time() - KEEP_SECONDS
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    if entry.stat().st_mtime < cutoff:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+    except OSError:
         pass
