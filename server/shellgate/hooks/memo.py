@@ -16,8 +16,12 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Mapping
-from hashlib import blake2b
 from typing import Any
+
+try:  # hashlib would load OpenSSL first (milliseconds at every hook start) for a built-in hash
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 _VERSION = b"shellgate-hook-memo-1"
 _CODE = ("rules", "shell", "approval", "explain", "hooks", "broker")
