@@ -44,10 +44,14 @@ def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> 
     with rules.open("a") as fh:
         fh.write('prefix_rule(pattern=["make"], decision="allow")\n')
     assert decide(world.request("make deploy", approval_policy="untrusted")).decision == "allow"
-    # The project's own layer (a git root: a trusted project until rules.trust lands).
+    # The project's own layer: read only once Codex's config.toml trusts the project.
     project_rules = world.project / ".codex" / "rules"
     project_rules.mkdir(parents=True)
     (project_rules / "p.rules").write_text('prefix_rule(pattern=["make"], decision="forbidden")\n')
+    assert decide(world.request("make deploy")).decision == "allow"  # untrusted: ignored
+    (world.home / "config.toml").write_text(
+        f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
+    )
     assert decide(world.request("make deploy")).decision == "forbidden"
 
 
