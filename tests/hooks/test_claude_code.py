@@ -26,12 +26,13 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
         {"bash": "echo hi > made && cat made"},
         {"bash": f"touch {outside}"},
         {"bash": "touch asked"},
+        {"bash": "timeout 5 rm -f victim"},
         {"text": "fin"},
     ]
     result = claude_turn(home, claude, script)
     assert result["rc"] == 0, result["stderr"]
     told = tool_results("anthropic", result["requests"][-1])
-    assert len(told) == 4, told
+    assert len(told) == 5, told
     # forbidden: not run, the model reads Codex's words and the rule's justification
     assert (home.ws / "victim").read_text() == "keep"
     assert "rejected: keep the victim file" in told[0] and "ShellGate" in told[0]
@@ -43,6 +44,8 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
     # needs approval, no editor: Claude Code's own prompt, which `-p` answers no, with our reason
     assert not (home.ws / "asked").exists()
     assert "asked needs a look" in told[3] and "no editor is reachable" in told[3]
+    # a wrapper does not hide `rm` from the rules: judged on its own, still forbidden
+    assert "hidden from Codex's rules" in told[4] and "keep the victim file" in told[4]
 
 
 def test_a_failing_hook_blocks(home: Home) -> None:

@@ -145,7 +145,8 @@ async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split
         "do the task",
     ]
     script = [
-        {"tool": "<auto>", "command": c} for c in ("touch yes", "touch no", "timeout 5 touch hid")
+        {"tool": "<auto>", "command": c}
+        for c in ("touch yes", "touch no", "timeout 5 touch hid", "coproc touch cop")
     ] + [{"text": "fin"}]
     env = home.env(NO_COLOR="1", XDG_RUNTIME_DIR=RUNTIME)
     result = await asyncio.to_thread(run_turn, home, "responses", script, argv, env)
@@ -154,4 +155,6 @@ async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split
     assert not (home.ws / "no").exists() and "not that one" in told
     assert not (home.ws / "hid").exists()
     assert "Command blocked by PreToolUse hook: ShellGate: bash would run a command" in told
+    assert not (home.ws / "cop").exists()
+    assert "ShellGate: bash runs `touch cop`, which Codex's rules do not see" in told
     assert len(asked) == 2 and "Codex" in str(asked[0])

@@ -227,6 +227,9 @@ def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None
     assert answer["permissionDecision"] == "deny"
     assert "Codex's rules do not see" in answer["permissionDecisionReason"]
     assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
+    coproc = json.loads(hook(home, "codex", event(home, "codex", "coproc rm x")).stdout)
+    reason = coproc["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "bash runs `rm x`" in reason and "`coproc` is a bash keyword" in reason
 
 
 def test_codex_permission_request_is_quiet_without_an_editor(home: Home) -> None:
@@ -302,3 +305,21 @@ def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
     os.utime(old, (stale, stale))
     memo._prune(str(tmp_path))
     assert not old.exists() and memo.load(str(fresh)) == {"decision": "allow"}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent: str) -> None:
+    home.rules('prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n')
+
+    def answer(command: str) -> tuple[str, str]:
+        out = json.loads(hook(home, agent, event(home, agent, command)).stdout)
+        if agent == "gemini":
+            return out["decision"], out["reason"]
+        specific = out["hookSpecificOutput"]
+        return specific["permissionDecision"], specific["permissionDecisionReason"]
+
+    for command in ("timeout 5 rm -rf x", "env A=1 rm x", "coproc rm x", "time rm -rf x"):
+        verdict, reason = answer(command)
+        assert verdict == "deny", (command, reason)
+        assert "hidden from Codex's rules" in reason and "no rm" in reason
+    assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine

@@ -1,7 +1,8 @@
 """Codex's `PreToolUse` and `PermissionRequest` hooks for `Bash`.
 
 Codex applies the same `.rules` itself, so ShellGate adds only what it lacks. PreToolUse
-blocks a command whose split hides a command bash would run (Codex's rules never saw it), and
+blocks a command whose split hides a command bash would run (Codex's rules never saw it: a
+keyword such as `time`/`coproc` read as a command, a wrapper, inline source), and
 any command while the rules on disk do not load (Codex keeps the ones it read at start); it is
 quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
 approval to the editor's dialog: allow, or deny with the user's words; quiet when no editor
@@ -41,8 +42,12 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     )
     if name == "PreToolUse":
         decision = seam.decide(request)
+        split = (decision.explain or {}).get("split_difference")
         if decision.explain is None:
             reason = f"ShellGate: {decision.reason}"
+        elif split:  # Codex's split and bash disagree: say what bash runs, and why
+            runs = ", ".join(f"`{c}`" for c in split.get("bash_runs") or ()) or "other commands"
+            reason = f"ShellGate: bash runs {runs}, which Codex's rules do not see: {split['why']}"
         elif decision.hidden:
             reason = HIDDEN
         else:
