@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("shellgate.cli.agent", "a model-driven agent whose commands pass the chain"),
     "hook": ("shellgate.cli.hook", "the hook of Codex, Claude Code or Gemini CLI (and install)"),
     "sandbox": ("shellgate.cli.sandbox", "run a command in ShellGate's bubblewrap sandbox"),
+    "import": ("shellgate.cli.import_", "Claude Code, Gemini CLI or VS Code allowlists as rules"),
 }
 
 
