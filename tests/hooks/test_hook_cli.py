@@ -225,7 +225,8 @@ def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None
     done = hook(home, "codex", event(home, "codex", "timeout 5 rm -rf x"))
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
-    assert "Codex's rules do not see" in answer["permissionDecisionReason"]
+    reason = answer["permissionDecisionReason"]
+    assert "`rm -rf x` runs through `timeout`" in reason and "forbidden" in reason
     assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
     coproc = json.loads(hook(home, "codex", event(home, "codex", "coproc rm x")).stdout)
     reason = coproc["hookSpecificOutput"]["permissionDecisionReason"]

@@ -24,6 +24,19 @@ HIDDEN = (
 )
 
 
+def _hidden_reason(decision: seam.AgentDecision) -> str:
+    """explain's own words for each hidden command (what runs, through what, and what a rule
+    would make of it on its own), else the general explanation."""
+    said = [
+        str(w["message"])
+        for w in (decision.explain or {}).get("warnings") or ()
+        if str(w.get("code", "")).startswith("hidden-") and w.get("message")
+    ]
+    if not said:
+        return HIDDEN
+    return "ShellGate: " + "; ".join(said) + "; run it as plain commands so that the rules judge it"
+
+
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     """The answer, or None for "quiet" (nothing on stdout: Codex goes on as usual)."""
     name = event_field(event, "hook_event_name")
@@ -49,7 +62,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
             runs = ", ".join(f"`{c}`" for c in split.get("bash_runs") or ()) or "other commands"
             reason = f"ShellGate: bash runs {runs}, which Codex's rules do not see: {split['why']}"
         elif decision.hidden:
-            reason = HIDDEN
+            reason = _hidden_reason(decision)
         else:
             return None
         return {
