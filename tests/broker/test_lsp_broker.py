@@ -245,8 +245,13 @@ async def test_unanswered_in_time_is_no_and_the_agent_is_told_why(
         assert (
             answer.message == f"nobody answered in the editor within {seconds} s: that counts as no"
         )
-    history = await client.protocol.send_request_async("shellgate/approvals", {})
-    assert [e["answer"] for e in field(history, "entries")] == ["timeout", "timeout"]
+    # A question that cannot be decided is an error to its asker (None), never a stuck entry.
+    gone = AgentRequest("claude-code", "s", str(s.project / "no-such-dir"), "ls")
+    assert await asyncio.to_thread(broker.ask, gone, timeout=5, server=info) is None
+    history = plain(await client.protocol.send_request_async("shellgate/approvals", {}))
+    assert [e["answer"] for e in history["entries"]] == ["timeout", "timeout", None]
+    assert [e["state"] for e in history["entries"]] == ["answered", "answered", "failed"]
+    assert (history["waiting"], history["showing"]) == (0, 0)
 
 
 @pytest.mark.asyncio

@@ -50,7 +50,7 @@ class Entry:
     id: str
     request: AgentRequest
     asked_at: float
-    state: str = "deciding"  # deciding | waiting | asking | answered | gone
+    state: str = "deciding"  # deciding | waiting | asking | answered | gone | failed
     decision: AgentDecision | None = None
     answer: AgentAnswer | None = None
     answered_at: float | None = None
@@ -105,6 +105,10 @@ class Desk:
             )
         except asyncio.CancelledError:  # the asker hung up: nobody is left to answer
             entry.state = "gone"
+            self.on_change(self)
+            raise
+        except Exception:  # undecidable (a cwd that is no folder, ...): the asker gets the error
+            entry.state = "failed"
             self.on_change(self)
             raise
         amendment = entry.decision.amendment if entry.decision else None
