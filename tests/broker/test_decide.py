@@ -44,10 +44,14 @@ def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> 
     with rules.open("a") as fh:
         fh.write('prefix_rule(pattern=["make"], decision="allow")\n')
     assert decide(world.request("make deploy", approval_policy="untrusted")).decision == "allow"
-    # The project's own layer (a git root: a trusted project until rules.trust lands).
+    # The project's own layer loads only when Codex trusts the project (its config.toml).
     project_rules = world.project / ".codex" / "rules"
     project_rules.mkdir(parents=True)
     (project_rules / "p.rules").write_text('prefix_rule(pattern=["make"], decision="forbidden")\n')
+    assert decide(world.request("make deploy")).decision == "allow"  # unknown: ignored
+    (world.home / "config.toml").write_text(
+        f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
+    )
     assert decide(world.request("make deploy")).decision == "forbidden"
 
 
@@ -55,7 +59,7 @@ def test_rules_that_do_not_load_forbid_everything(world: World) -> None:
     (world.home / "rules" / "default.rules").write_text(RULES + "prefix_rule(pattern=[]\n")
     broken = decide(world.request("git status"))
     assert broken.decision == "forbidden" and broken.explain is None
-    assert broken.reason is not None and "the rules do not load" in broken.reason
+    assert broken.reason is not None and "rules or config do not load" in broken.reason
     assert "default.rules" in broken.reason
 
 

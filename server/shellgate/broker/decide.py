@@ -43,7 +43,7 @@ def decide(
         layers = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
         policy = _policy(layers)
     except RulesError as err:
-        why = f"the rules do not load, so nothing runs unasked: {err}"
+        why = f"Codex's rules or config do not load, so nothing runs unasked: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
@@ -119,34 +119,10 @@ def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
 def layers_for(
     cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
 ) -> tuple[RulesLayer, ...]:
-    """The layers Codex loads for a session in `cwd`: the project's only when Codex trusts it."""
-    if _HAS_TRUST is None:
-        _find_trust()
-    if not _HAS_TRUST:  # before rules.trust lands: the git root, as a trusted project
-        from shellgate.rules.layers import discover_layers
+    """The layers Codex loads for a session in `cwd`: a project's only when Codex trusts it."""
+    from shellgate.rules.trust import codex_layers_for
 
-        return discover_layers(codex_home=codex_home, project=_git_root(cwd), env=env)
-    from shellgate.rules.trust import codex_layers_for  # type: ignore[import-not-found,unused-ignore]
-
-    layers: tuple[RulesLayer, ...] = codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
-    return layers
-
-
-_HAS_TRUST: bool | None = None
-
-
-def _find_trust() -> None:
-    global _HAS_TRUST
-    import importlib.util
-
-    _HAS_TRUST = importlib.util.find_spec("shellgate.rules.trust") is not None
-
-
-def _git_root(cwd: Path) -> Path | None:
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+    return codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
 
 
 _HIDING = ("hidden-wrapper", "hidden-shell", "hidden-substitution")

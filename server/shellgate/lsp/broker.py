@@ -85,7 +85,10 @@ class Broker:
         return await asyncio.to_thread(decide, request, codex_home=self.codex_home())
 
     async def _ask(self, request: AgentRequest, timeout: float) -> Any:
-        answer = await self.desk.ask(request, timeout)
+        desk = self.desk
+        # Settings apply live: the dialog names the file the amendment would go to today.
+        desk.approver.amendments_file = str(self.codex_home() / "rules" / "default.rules")  # type: ignore[attr-defined]
+        answer = await desk.ask(request, timeout)
         if answer.amendment_written:
             self.server.session.rules_changed()  # the rules on disk changed: re-read them
         return answer
