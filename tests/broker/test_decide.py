@@ -52,7 +52,9 @@ def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> 
     (world.home / "config.toml").write_text(
         f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
     )
-    assert decide(world.request("make deploy")).decision == "forbidden"
+    trusted = decide(world.request("make deploy"))
+    assert trusted.decision == "forbidden"
+    assert trusted.explain is not None and trusted.explain["project"]["status"] == "trusted"
 
 
 def test_rules_that_do_not_load_forbid_everything(world: World) -> None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from shellgate.explain.model import Explanation
     from shellgate.rules.layers import RulesLayer
     from shellgate.rules.policy import Policy
+    from shellgate.rules.trust import ProjectTrust
 
 _DECISION = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
 
@@ -40,14 +41,14 @@ def decide(
         raise ProtocolError(f"cwd {request.cwd} is not a directory")
     context = context_of(request)
     try:
-        layers = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
+        layers, trust = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
         policy = _policy(layers)
     except RulesError as err:
         why = f"Codex's rules or config do not load, so nothing runs unasked: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
-                 rules_files=files)  # fmt: skip
+                 rules_files=files, project=trust)  # fmt: skip
     req = ex.requirement
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
@@ -118,11 +119,12 @@ def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
 
 def layers_for(
     cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
-) -> tuple[RulesLayer, ...]:
-    """The layers Codex loads for a session in `cwd`: a project's only when Codex trusts it."""
+) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
+    """The layers Codex loads for a session in `cwd` (a project's only when Codex trusts it),
+    and that trust."""
     from shellgate.rules.trust import codex_layers_for
 
-    return codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
+    return codex_layers_for(cwd, codex_home=codex_home, env=env)
 
 
 _HIDING = ("hidden-wrapper", "hidden-shell", "hidden-substitution")
