@@ -143,6 +143,10 @@ async def test_an_outside_agent_is_asked_in_the_editor_with_its_name_and_trace(
     line = 'prefix_rule(pattern=["make", "deploy"], decision="allow")'
     assert (always.answer, always.amendment_written) == ("acceptWithExecpolicyAmendment", line)
     assert (s.home / "rules" / "default.rules").read_text() == RULES + line + "\n"
+    labels = [field(c, "label") for c in field(asked[2], "choices")]
+    assert labels[-1] == "No, and tell Codex what to do differently"
+    gemini = field(asked[1], "choices")[-1]["label"]
+    assert gemini == "No, and tell Gemini CLI what to do differently"
     ids = [field(c, "id") for c in field(asked[2], "choices")]
     assert ids == ["approved", "approved_execpolicy_amendment", "approved_for_session",
                    "denied", "abort"]  # fmt: skip

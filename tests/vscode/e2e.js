@@ -184,7 +184,7 @@ async function waitFor(predicate, timeoutMs, what) {
       const doc = page.locator(sel.activeEditorLines, { hasText: 'ShellGate approvals' });
       await doc.first().waitFor({ timeout: 20000 });
       const history = (await doc.first().innerText()).replace(/\s+/g, ' ');
-      if (!/Claude Code \(session e2e-session\) .*touch from-claude\.txt .*rules: prompt.* answer: accept/.test(history)) throw new Error(`history: ${history.slice(0, 300)}`);
+      if (!/Claude Code \(session e2e-session\) .*touch from-claude\.txt.* rules: prompt.* answer: accept/.test(history)) throw new Error(`history: ${history.slice(0, 300)}`);
       return `hook got ${JSON.stringify(answer)}`;
     });
 
