@@ -68,5 +68,7 @@ def test_rules_that_do_not_load_forbid_everything(world: World) -> None:
 def test_a_request_that_cannot_be_decided_is_a_protocol_error(world: World) -> None:
     with pytest.raises(ProtocolError, match="not a directory"):
         decide(AgentRequest("x", None, "/nonexistent/dir", "ls"))
+    with pytest.raises(ProtocolError, match="absolute"):
+        decide(AgentRequest("x", None, ".", "ls"))
     with pytest.raises(ProtocolError, match="sandbox"):
         decide(world.request("ls", sandbox="outer-space"))

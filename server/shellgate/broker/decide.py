@@ -37,6 +37,8 @@ def decide(
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
 
+    if not os.path.isabs(request.cwd):
+        raise ProtocolError(f"cwd must be an absolute path (got {request.cwd!r})")
     if not os.path.isdir(request.cwd):
         raise ProtocolError(f"cwd {request.cwd} is not a directory")
     context = context_of(request)
