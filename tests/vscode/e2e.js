@@ -174,7 +174,7 @@ async function waitFor(predicate, timeoutMs, what) {
       const text = (await dialog.innerText()).replace(/\s+/g, ' ');
       if (title !== 'Claude Code wants to run the following command') throw new Error(`title: ${title}`);
       if (!text.includes('Asked by Claude Code') || !text.includes("touch from-claude.txt")) throw new Error(`dialog: ${text}`);
-      if (!/Trace: prompt by heuristics 1\. touch from-claude\.txt → prompt/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
+      if (!/Trace: prompt by rules 1\. touch from-claude\.txt → prompt \(rule [^)]*project\.rules:2: creates files: ask first\)/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
       await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
       await waitFor(async () => fs.existsSync(out) && fs.statSync(out).size > 0, 20000, `the hook's answer (${stderr})`);

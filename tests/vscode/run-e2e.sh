@@ -20,6 +20,9 @@ cp -r "$HERE/workspace" "$WORK/ws"
 export XDG_CONFIG_HOME="$WORK/xdg/config" XDG_DATA_HOME="$WORK/xdg/data" XDG_CACHE_HOME="$WORK/xdg/cache" \
   XDG_STATE_HOME="$WORK/xdg/state"
 export CODEX_HOME="$WORK/codex-home"
+# Codex itself trusts the workspace, as after answering its trust prompt: no "Codex ignores this
+# project's rules" notice covers the workbench.
+printf '[projects."%s"]\ntrust_level = "trusted"\n' "$WORK/ws" > "$CODEX_HOME/config.toml"
 # The broker's runtime folder, shared by code-server's language server and the stand-in hook
 # (short: a socket path holds 107 bytes at most).
 export XDG_RUNTIME_DIR="$(mktemp -d /tmp/sg-e2e-run.XXXXXX)"

@@ -12,6 +12,8 @@ export interface ServerStatus {
   refused?: { path: string; line: number; column: number; message: string }[];
   unsaved?: string[]; // layer files whose unsaved edits do not run until saved
   drafts?: string[]; // open rules files outside every layer: Codex never loads them
+  /** Per workspace folder with a .codex folder: whether Codex itself reads its rules. */
+  codexTrust?: { root: string; status: string; codexLoads: boolean; message: string }[];
   /** Outside agents' questions queued behind the dialog on screen (also pushed as a notification). */
   approvalsWaiting?: number;
   approvalsShowing?: number;
@@ -21,6 +23,7 @@ export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('shellgate.status', vscode.StatusBarAlignment.Left, 50);
   private status: ServerStatus = {};
   private running = false;
+  private readonly told = new Set<string>(); // folders whose Codex trust note was shown
 
   constructor() {
     this.item.name = 'ShellGate';
@@ -47,6 +50,13 @@ export class StatusItem implements vscode.Disposable {
     }
     this.status = status;
     this.render();
+    for (const t of status.codexTrust ?? []) {
+      if (t.codexLoads || this.told.has(t.root)) continue;
+      this.told.add(t.root);
+      void vscode.window.showInformationMessage(
+        `ShellGate: ${t.message}. Commands run from this editor use the project's rules (the workspace is trusted here); Codex itself would not.`,
+      );
+    }
   }
 
   render(): void {
@@ -74,6 +84,12 @@ export class StatusItem implements vscode.Disposable {
       for (const f of drafts) { tip.appendMarkdown('- '); tip.appendText(f); tip.appendMarkdown('\n'); }
     }
     if (approvalsWaiting > 0) tip.appendMarkdown(`\n${approvalsWaiting} question${approvalsWaiting === 1 ? '' : 's'} from outside agents waiting (ShellGate: Show Approvals)\n`);
+    for (const t of this.status.codexTrust ?? []) {
+      if (t.codexLoads) continue;
+      tip.appendMarkdown('\n$(info) ');
+      tip.appendText(t.message);
+      tip.appendMarkdown('\n');
+    }
     tip.appendMarkdown('\nClick to change the policy or the sandbox mode.');
     this.item.tooltip = tip;
   }

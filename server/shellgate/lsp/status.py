@@ -6,7 +6,9 @@ Result: `{"rules": N, "files": [paths], "layers": [layer of each file], "refused
 would refuse (then it runs with none of the rules), what the editor shows but does not run
 (layer files with unsaved edits, open drafts outside every layer), and outside agents'
 questions queued behind the dialog on screen (also pushed as the notification
-`shellgate/status` with just those two counts, lsp/broker.py).
+`shellgate/status` with just those two counts, lsp/broker.py). `codexTrust`: for each workspace
+folder with a `.codex` folder, `{root, status, codexLoads, message}`: whether Codex itself reads
+its rules (its config.toml's trust; the editor runs with them either way).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shellgate.lsp.session import document_path
+from shellgate.lsp.tracing import codex_trust_notes
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -46,4 +49,5 @@ def register(server: ShellGateServer) -> None:
             ],
             "unsaved": list(typed.unsaved),
             "drafts": drafts,
+            "codexTrust": codex_trust_notes(session.settings, session.roots),
         }
