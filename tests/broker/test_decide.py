@@ -34,6 +34,10 @@ def test_hidden_is_a_command_the_rules_never_judged(world: World) -> None:
     assert hidden.hidden and hidden.decision == "allow"  # Codex judges `timeout` only
     assert decide(world.request("echo $(rm -rf build)")).hidden
     assert decide(world.request("bash <<EOF\nrm -rf x\nEOF")).hidden
+    # Codex's split shows `time -p rm -rf x` as one command; bash runs `rm -rf x`.
+    timed = decide(world.request("time -p rm -rf build"))
+    assert timed.hidden and timed.explain is not None
+    assert timed.explain["split_difference"]["bash_runs"] == ["rm -rf build"]
     assert not decide(world.request("ls > listing.txt")).hidden  # a redirection hides nothing
     assert not decide(world.request("git status && git push")).hidden
 
