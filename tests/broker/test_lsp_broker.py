@@ -259,11 +259,27 @@ async def test_unanswered_in_time_is_no_and_the_agent_is_told_why(
 
 
 @pytest.mark.asyncio
-async def test_shutdown_removes_the_discovery_file(bare: LanguageClient, tmp_path: Path) -> None:
+async def test_added_folders_are_found_and_shutdown_removes_the_discovery_file(
+    bare: LanguageClient, tmp_path: Path
+) -> None:
     s, info = await start(bare, tmp_path)
     hello = await asyncio.to_thread(broker.hello, info)
     assert hello is not None
     validate("helloResult", hello)
+    # A folder added in the editor: hooks under it find this server too.
+    other = tmp_path / "other"
+    (other / "deep").mkdir(parents=True)
+    assert find_server(str(other / "deep")) is None
+    bare.workspace_did_change_workspace_folders(T.DidChangeWorkspaceFoldersParams(
+        T.WorkspaceFoldersChangeEvent(added=[T.WorkspaceFolder(other.as_uri(), "other")],
+                                      removed=[])))  # fmt: skip
+    for _ in range(100):
+        found = find_server(str(other / "deep"))
+        if found is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert found is not None and found.socket == info.socket
+    assert set(found.workspace_folders) == {str(s.project), str(other)}
     await asyncio.wait_for(bare.shutdown_session(), 20)
     assert not os.path.exists(info.path) and not os.path.exists(info.socket)
     assert find_server(str(s.project)) is None
