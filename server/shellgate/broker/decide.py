@@ -46,7 +46,7 @@ def decide(
         layers, trust = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
         policy = _policy(layers)
     except RulesError as err:
-        why = f"Codex's rules or config do not load, so nothing runs unasked: {err}"
+        why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
