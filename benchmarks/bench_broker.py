@@ -103,7 +103,7 @@ async def main(runs: int) -> None:
         print(f" {label}:")
         for command in ("git status", "git push origin main"):
             request = AgentRequest("claude-code", "bench", str(project), command)
-            for _ in range(5):  # warm: the server loads the layers once
+            for _ in range(50):  # warm: the server loads the layers (and bashlex) once
                 assert await asyncio.to_thread(broker.decide, request) is not None
 
             wire = await asyncio.to_thread(timed, broker.decide, request, runs)

@@ -34,8 +34,15 @@ def test_hidden_is_a_command_the_rules_never_judged(world: World) -> None:
     assert hidden.hidden and hidden.decision == "allow"  # Codex judges `timeout` only
     assert decide(world.request("echo $(rm -rf build)")).hidden
     assert decide(world.request("bash <<EOF\nrm -rf x\nEOF")).hidden
+    # Codex's split shows `time -p rm -rf x` as one command; bash runs `rm -rf x`.
+    timed = decide(world.request("time -p rm -rf build"))
+    assert timed.hidden and timed.explain is not None
+    assert timed.explain["split_difference"]["bash_runs"] == ["rm -rf build"]
     assert not decide(world.request("ls > listing.txt")).hidden  # a redirection hides nothing
     assert not decide(world.request("git status && git push")).hidden
+    # Codex's split hides what bash runs: `time` is a keyword, `rm` is glued onto `head`
+    assert decide(world.request("time -p rm -rf build")).hidden
+    assert decide(world.request("git status | cat | head\nrm -rf x && true")).hidden
 
 
 def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> None:
@@ -44,15 +51,17 @@ def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> 
     with rules.open("a") as fh:
         fh.write('prefix_rule(pattern=["make"], decision="allow")\n')
     assert decide(world.request("make deploy", approval_policy="untrusted")).decision == "allow"
-    # The project's own layer: read only once Codex's config.toml trusts the project.
+    # The project's own layer loads only when Codex trusts the project (its config.toml).
     project_rules = world.project / ".codex" / "rules"
     project_rules.mkdir(parents=True)
     (project_rules / "p.rules").write_text('prefix_rule(pattern=["make"], decision="forbidden")\n')
-    assert decide(world.request("make deploy")).decision == "allow"  # untrusted: ignored
+    assert decide(world.request("make deploy")).decision == "allow"  # unknown: ignored
     (world.home / "config.toml").write_text(
         f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
     )
-    assert decide(world.request("make deploy")).decision == "forbidden"
+    trusted = decide(world.request("make deploy"))
+    assert trusted.decision == "forbidden"
+    assert trusted.explain is not None and trusted.explain["project"]["status"] == "trusted"
 
 
 def test_rules_that_do_not_load_forbid_everything(world: World) -> None:
@@ -66,5 +75,7 @@ def test_rules_that_do_not_load_forbid_everything(world: World) -> None:
 def test_a_request_that_cannot_be_decided_is_a_protocol_error(world: World) -> None:
     with pytest.raises(ProtocolError, match="not a directory"):
         decide(AgentRequest("x", None, "/nonexistent/dir", "ls"))
+    with pytest.raises(ProtocolError, match="absolute"):
+        decide(AgentRequest("x", None, ".", "ls"))
     with pytest.raises(ProtocolError, match="sandbox"):
         decide(world.request("ls", sandbox="outer-space"))

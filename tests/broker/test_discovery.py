@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from shellgate.broker import discovery
 
 from .conftest import World, running
@@ -63,20 +65,15 @@ def test_stale_files_are_ignored_and_removed(world: World) -> None:
 def test_the_runtime_folder_must_be_private_and_ours(world: World) -> None:
     folder = Path(discovery.runtime_dir())
     folder.symlink_to(world.project)  # someone planted a link
-    try:
+    with pytest.raises(discovery.RuntimeDirError, match="not a folder"):
         discovery.ensure_runtime_dir()
-        raise AssertionError("a symlinked runtime folder was accepted")
-    except discovery.RuntimeDirError as exc:
-        assert "not a folder" in str(exc)
     assert discovery.servers() == []
 
 
-def test_without_xdg_runtime_dir_a_private_folder_in_tmp(world: World, monkeypatch: object) -> None:
-    import pytest
-
-    mp = pytest.MonkeyPatch()
-    mp.delenv("XDG_RUNTIME_DIR")
-    try:
-        assert discovery.runtime_dir() == f"/tmp/shellgate-{os.getuid()}"
-    finally:
-        mp.undo()
+def test_without_xdg_runtime_dir_a_private_folder_in_tmp(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    assert discovery.runtime_dir() == f"/tmp/shellgate-{os.getuid()}"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "relative/dir")  # not absolute: not trusted either
+    assert discovery.runtime_dir() == f"/tmp/shellgate-{os.getuid()}"

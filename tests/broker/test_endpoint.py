@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -98,6 +100,44 @@ def test_another_uid_is_refused_by_the_modes_and_by_so_peercred(world: World) ->
         assert ep.refused == 1
         # ... while our own uid is served on the same socket.
         assert client.hello(ep.info) is not None
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to run a child as another uid")
+def test_the_client_believes_no_server_of_another_uid(world: World, tmp_path: Path) -> None:
+    """A socket someone else listens on (a planted discovery file, say) answering "accept":
+    the client checks the peer's uid and takes its word for nothing."""
+    folder = tempfile.mkdtemp(prefix="sgf-", dir="/tmp")
+    os.chmod(folder, 0o777)
+    path = os.path.join(folder, "fake.sock")
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the impostor, as nobody: answers every request with "accept"
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            srv.bind(path)
+            os.chmod(path, 0o666)
+            srv.listen(1)
+            os.write(ready_w, b"1")
+            conn, _ = srv.accept()
+            line = conn.makefile("rb").readline()
+            msg_id = json.loads(line)["id"]
+            answer = {"answer": "accept", "message": None, "amendmentWritten": None}
+            conn.sendall(json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": answer}).encode()
+                         + b"\n")  # fmt: skip
+            conn.recv(1)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        fake = discovery.ServerInfo(pid, (str(world.project),), path, "x", 1, path + ".json")
+        assert client.ask(world.request("rm -rf /"), timeout=5, server=fake) is None
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_every_message_follows_the_schema(world: World) -> None:

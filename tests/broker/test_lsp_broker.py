@@ -143,6 +143,10 @@ async def test_an_outside_agent_is_asked_in_the_editor_with_its_name_and_trace(
     line = 'prefix_rule(pattern=["make", "deploy"], decision="allow")'
     assert (always.answer, always.amendment_written) == ("acceptWithExecpolicyAmendment", line)
     assert (s.home / "rules" / "default.rules").read_text() == RULES + line + "\n"
+    labels = [field(c, "label") for c in field(asked[2], "choices")]
+    assert labels[-1] == "No, and tell Codex what to do differently"
+    gemini = field(asked[1], "choices")[-1]["label"]
+    assert gemini == "No, and tell Gemini CLI what to do differently"
     ids = [field(c, "id") for c in field(asked[2], "choices")]
     assert ids == ["approved", "approved_execpolicy_amendment", "approved_for_session",
                    "denied", "abort"]  # fmt: skip
@@ -245,16 +249,37 @@ async def test_unanswered_in_time_is_no_and_the_agent_is_told_why(
         assert (
             answer.message == f"nobody answered in the editor within {seconds} s: that counts as no"
         )
-    history = await client.protocol.send_request_async("shellgate/approvals", {})
-    assert [e["answer"] for e in field(history, "entries")] == ["timeout", "timeout"]
+    # A question that cannot be decided is an error to its asker (None), never a stuck entry.
+    gone = AgentRequest("claude-code", "s", str(s.project / "no-such-dir"), "ls")
+    assert await asyncio.to_thread(broker.ask, gone, timeout=5, server=info) is None
+    history = plain(await client.protocol.send_request_async("shellgate/approvals", {}))
+    assert [e["answer"] for e in history["entries"]] == ["timeout", "timeout", None]
+    assert [e["state"] for e in history["entries"]] == ["answered", "answered", "failed"]
+    assert (history["waiting"], history["showing"]) == (0, 0)
 
 
 @pytest.mark.asyncio
-async def test_shutdown_removes_the_discovery_file(bare: LanguageClient, tmp_path: Path) -> None:
+async def test_added_folders_are_found_and_shutdown_removes_the_discovery_file(
+    bare: LanguageClient, tmp_path: Path
+) -> None:
     s, info = await start(bare, tmp_path)
     hello = await asyncio.to_thread(broker.hello, info)
     assert hello is not None
     validate("helloResult", hello)
+    # A folder added in the editor: hooks under it find this server too.
+    other = tmp_path / "other"
+    (other / "deep").mkdir(parents=True)
+    assert find_server(str(other / "deep")) is None
+    bare.workspace_did_change_workspace_folders(T.DidChangeWorkspaceFoldersParams(
+        T.WorkspaceFoldersChangeEvent(added=[T.WorkspaceFolder(other.as_uri(), "other")],
+                                      removed=[])))  # fmt: skip
+    for _ in range(100):
+        found = find_server(str(other / "deep"))
+        if found is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert found is not None and found.socket == info.socket
+    assert set(found.workspace_folders) == {str(s.project), str(other)}
     await asyncio.wait_for(bare.shutdown_session(), 20)
     assert not os.path.exists(info.path) and not os.path.exists(info.socket)
     assert find_server(str(s.project)) is None

@@ -184,7 +184,10 @@ async function waitFor(predicate, timeoutMs, what) {
       const doc = page.locator(sel.activeEditorLines, { hasText: 'ShellGate approvals' });
       await doc.first().waitFor({ timeout: 20000 });
       const history = (await doc.first().innerText()).replace(/\s+/g, ' ');
-      if (!/Claude Code \(session e2e-session\) .*touch from-claude\.txt .*rules: prompt.* answer: accept/.test(history)) throw new Error(`history: ${history.slice(0, 300)}`);
+      // Each line on its own: Monaco's DOM need not hold the lines in their visual order.
+      for (const part of ['Claude Code (session e2e-session)', '$ bash -lc \'touch from-claude.txt\'', 'rules: prompt', 'answer: accept']) {
+        if (!history.includes(part)) throw new Error(`history lacks ${part}: ${history.slice(0, 600)}`);
+      }
       return `hook got ${JSON.stringify(answer)}`;
     });
 

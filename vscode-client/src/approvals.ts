@@ -10,7 +10,7 @@ export interface ApprovalEntry {
   sessionId?: string | null;
   command: string[];
   cwd: string;
-  state: string; // deciding | waiting | asking | answered | gone
+  state: string; // deciding | waiting | asking | answered | gone | failed
   decision?: string | null;
   reason?: string | null;
   answer?: string | null;

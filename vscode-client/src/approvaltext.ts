@@ -115,7 +115,9 @@ function meaning(c: ApproveChoice, p: ApproveParams): string {
     case 'network_policy_amendment': return `${network === 'deny' ? 'Blocks' : 'Allows'} ${clean(p.host ?? 'this host')} from now on` +
       `${p.amendment ? `, appending to ${clean(p.amendment.path ?? 'default.rules')}: ${clean(p.amendment.text)}` : ''}.`;
     case 'denied': return 'Does not run it (also Escape).';
-    case 'abort': return 'Does not run it, and stops the task so you can say what to do instead.';
+    case 'abort': return p.agent
+      ? `Does not run it; an input box then takes your words for ${clean(p.agent.name)}.`
+      : 'Does not run it, and stops the task so you can say what to do instead.';
     default: return '';
   }
 }

@@ -105,6 +105,7 @@ test('an outside agent\'s question names the agent and carries the trace', () =>
     },
   });
   assert.equal(title, 'Claude Code wants to run the following command');
+  assert.match(detail, /: Does not run it; an input box then takes your words for Claude Code\./);
   assert.match(detail, /^Asked by Claude Code \(claude-code\), outside the editor\n\$ bash -lc 'mkdir out'/);
   assert.match(detail, /\nTrace: prompt by rules\n {2}1\. git status → allow \(rule \/h\/rules\/default\.rules:1: read-only\)\n {2}2\. git push → prompt \(heuristics: no rule matched\)\n {2}! `rm` runs through \uFFFDtimeout\n/);
 });

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from shellgate.explain.model import Explanation
     from shellgate.rules.layers import RulesLayer
     from shellgate.rules.policy import Policy
+    from shellgate.rules.trust import ProjectTrust
 
 _DECISION = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
 
@@ -36,18 +37,20 @@ def decide(
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
 
+    if not os.path.isabs(request.cwd):
+        raise ProtocolError(f"cwd must be an absolute path (got {request.cwd!r})")
     if not os.path.isdir(request.cwd):
         raise ProtocolError(f"cwd {request.cwd} is not a directory")
     context = context_of(request)
     try:
-        layers = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
+        layers, trust = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
         policy = _policy(layers)
     except RulesError as err:
-        why = f"the rules do not load, so nothing runs unasked: {err}"
+        why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
-                 rules_files=files)  # fmt: skip
+                 rules_files=files, project=trust)  # fmt: skip
     req = ex.requirement
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
@@ -118,35 +121,12 @@ def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
 
 def layers_for(
     cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
-) -> tuple[RulesLayer, ...]:
-    """The layers Codex loads for a session in `cwd`: the project's only when Codex trusts it."""
-    if _HAS_TRUST is None:
-        _find_trust()
-    if not _HAS_TRUST:  # before rules.trust lands: the git root, as a trusted project
-        from shellgate.rules.layers import discover_layers
+) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
+    """The layers Codex loads for a session in `cwd` (a project's only when Codex trusts it),
+    and that trust."""
+    from shellgate.rules.trust import codex_layers_for
 
-        return discover_layers(codex_home=codex_home, project=_git_root(cwd), env=env)
-    from shellgate.rules.trust import codex_layers_for  # type: ignore[import-not-found,unused-ignore]
-
-    layers: tuple[RulesLayer, ...] = codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
-    return layers
-
-
-_HAS_TRUST: bool | None = None
-
-
-def _find_trust() -> None:
-    global _HAS_TRUST
-    import importlib.util
-
-    _HAS_TRUST = importlib.util.find_spec("shellgate.rules.trust") is not None
-
-
-def _git_root(cwd: Path) -> Path | None:
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+    return codex_layers_for(cwd, codex_home=codex_home, env=env)
 
 
 _HIDING = ("hidden-wrapper", "hidden-shell", "hidden-substitution")
@@ -156,7 +136,10 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "pyth
 def is_hidden(ex: Explanation) -> bool:
     """Bash would run a command the rules never judged: one behind a wrapper (`timeout`,
     `time`, `env`), in `bash -c` source, in a substitution, or a here-document fed to an
-    interpreter (explain's warnings). A plain redirection hides no command."""
+    interpreter (explain's warnings), or one Codex's split does not show (`split_difference`:
+    `time CMD`, `coproc CMD`, a glued newline). A plain redirection hides no command."""
+    if ex.split_difference is not None:
+        return True
     for w in ex.warnings:
         if w.code in _HIDING:
             return True

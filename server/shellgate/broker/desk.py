@@ -16,7 +16,7 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ class Entry:
     id: str
     request: AgentRequest
     asked_at: float
-    state: str = "deciding"  # deciding | waiting | asking | answered | gone
+    state: str = "deciding"  # deciding | waiting | asking | answered | gone | failed
     decision: AgentDecision | None = None
     answer: AgentAnswer | None = None
     answered_at: float | None = None
@@ -105,6 +105,10 @@ class Desk:
             )
         except asyncio.CancelledError:  # the asker hung up: nobody is left to answer
             entry.state = "gone"
+            self.on_change(self)
+            raise
+        except Exception:  # undecidable (a cwd that is no folder, ...): the asker gets the error
+            entry.state = "failed"
             self.on_change(self)
             raise
         amendment = entry.decision.amendment if entry.decision else None
@@ -167,13 +171,22 @@ class Desk:
         if request.session_id:
             offered.append(ReviewDecision.APPROVED_FOR_SESSION)
         ex = decision.explain or {}
+        # Codex's reason when it gives one, else the agent's own justification.
+        reason = (ex.get("requirement") or {}).get("reason") or request.justification
+        name = display_name(request.agent)
+        choices = tuple(
+            replace(c, label=c.label.replace("tell Codex", f"tell {name}"))
+            if c.decision is ReviewDecision.ABORT
+            else c
+            for c in exec_choices(offered, amendment)
+        )
         return ApprovalRequest(
             id=qid,
             kind=RequestKind.EXEC,
             command=request.argv,
             cwd=request.cwd,
-            reason=decision.reason or request.justification,
-            choices=exec_choices(offered, amendment),
+            reason=reason,
+            choices=choices,
             matched_rules=tuple(_matched(ex)),
             proposed_amendment=amendment,
             amendment_text=text,

@@ -89,6 +89,13 @@ class Endpoint:
         discovery.write_info(self.info)
         return self.info
 
+    def update_folders(self, workspace_folders: Sequence[str]) -> None:
+        """The editor opened or closed folders: clients find this server by the new ones."""
+        self.workspace_folders = tuple(workspace_folders)
+        if self.info is not None:
+            self.info = self.info._replace(workspace_folders=self.workspace_folders)
+            discovery.write_info(self.info)
+
     def close(self) -> None:
         """Stop listening and remove the discovery file and socket (safe to call twice)."""
         if self._server is not None:

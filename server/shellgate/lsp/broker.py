@@ -5,6 +5,7 @@ them), stopped with its discovery file removed on shutdown or exit. `shellgate/d
 with the rules Codex would load from disk (never an open buffer); `shellgate/ask` goes to the
 desk (shellgate.broker.desk): the same dialog as the embedded agent's, one at a time.
 
+The discovery file follows `workspace/didChangeWorkspaceFolders`.
 Custom request `shellgate/approvals` -> the desk's history `{waiting, showing, entries}`;
 notification `shellgate/status` `{approvalsWaiting, approvalsShowing}` whenever they change.
 """
@@ -16,6 +17,8 @@ import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as T
 
 from shellgate import __version__
 
@@ -85,7 +88,10 @@ class Broker:
         return await asyncio.to_thread(decide, request, codex_home=self.codex_home())
 
     async def _ask(self, request: AgentRequest, timeout: float) -> Any:
-        answer = await self.desk.ask(request, timeout)
+        desk = self.desk
+        # Settings apply live: the dialog names the file the amendment would go to today.
+        desk.approver.amendments_file = str(self.codex_home() / "rules" / "default.rules")  # type: ignore[attr-defined]
+        answer = await desk.ask(request, timeout)
         if answer.amendment_written:
             self.server.session.rules_changed()  # the rules on disk changed: re-read them
         return answer
@@ -107,6 +113,15 @@ def of(server: Any) -> Broker | None:
 def register(server: ShellGateServer) -> None:
     broker = Broker(server)
     server.shellgate_broker = broker  # type: ignore[attr-defined]
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: ShellGateServer, params: T.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has updated ls.workspace already; the discovery file follows it.
+        if broker.endpoint is not None:
+            from pygls.uris import to_fs_path
+
+            paths = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
+            broker.endpoint.update_folders([p for p in paths if p])
 
     @server.feature(APPROVALS)
     def approvals(ls: ShellGateServer, params: Any) -> dict[str, Any]:

@@ -8,6 +8,11 @@ other), skip a line already present, add a missing final newline, append the lin
 ShellGate adds two guarantees: the bytes go out in one `os.write` on an `O_APPEND` descriptor
 (and are cut back off if that write fails), so no reader or crash ever sees half a line; and
 the file is fsynced before the lock is released.
+
+A SIGKILL can still cut one `write` short on a page boundary (the kernel stops between pages
+for a fatal signal). So the length before the write is kept in a journal beside the file
+(`.<name>.append`, not a `.rules` file: Codex never loads it) until the write is on disk; the
+next append, under the lock, cuts off an unfinished tail the journal names.
 """
 
 from __future__ import annotations
@@ -172,7 +177,9 @@ def _append_locked(
         fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError as exc:
         raise AmendError(f"failed to lock policy file {path}: {exc.strerror}", path) from exc
+    journal = path.with_name(f".{path.name}.append")
     try:
+        _recover(fd, journal)
         contents = _read_all(fd)
         text = contents.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -189,6 +196,7 @@ def _append_locked(
     if contents and not contents.endswith(b"\n"):
         data = b"\n" + data
     try:
+        _write_journal(journal, len(contents))
         written = os.write(fd, data)
         if written != len(data):
             raise OSError(0, f"short write ({written} of {len(data)} bytes)")
@@ -198,7 +206,33 @@ def _append_locked(
         with contextlib.suppress(OSError):
             os.ftruncate(fd, len(contents))
         raise AmendError(f"failed to write to policy file {path}: {exc.strerror}", path) from exc
+    with contextlib.suppress(OSError):
+        os.unlink(journal)
     return new
+
+
+def _write_journal(journal: Path, length: int) -> None:
+    fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, str(length).encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _recover(fd: int, journal: Path) -> None:
+    """An append killed mid-write left `journal`: cut its unfinished tail (one that does not end
+    a line) back to the length the journal kept. Called under the lock."""
+    try:
+        length = int(journal.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return
+    size = os.fstat(fd).st_size
+    if 0 <= length < size and os.pread(fd, 1, size - 1) != b"\n":
+        os.ftruncate(fd, length)
+        os.fsync(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(journal)
 
 
 def _read_all(fd: int) -> bytes:
