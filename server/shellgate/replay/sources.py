@@ -58,7 +58,7 @@ def parse_source(text: str) -> Source:
     path = os.path.expanduser(path)
     if not os.path.exists(path):
         raise SourceError(f"{path}: no such file or folder")
-    if not fmt and os.path.isfile(path):
+    if not fmt and not os.path.isdir(path):
         fmt = guess_format(path) or ""
         if not fmt:
             raise SourceError(f"{path}: unknown history format: name it, e.g. bash:{path}")
