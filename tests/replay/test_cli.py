@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from shellgate.cli import main
 
 FIX = Path(__file__).parent / "fixtures"
+SCHEMA = json.loads((Path(__file__).parents[2] / "rules-schema" / "replay.schema.json")
+                    .read_text("utf-8"))
 RULES = """\
 prefix_rule(pattern=["git", "status"], decision="allow")
 prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash")
@@ -53,8 +56,9 @@ def test_decisions_equal_explain_json(capsys: pytest.CaptureFixture[str], rules:
 
 
 def test_counts_coverage_and_never_hit(capsys: pytest.CaptureFixture[str], rules: Path) -> None:
-    code, out, _ = run(capsys, str(FIX), "--rules", str(rules), "--format", "json")
+    _, out, _ = run(capsys, str(FIX), "--rules", str(rules), "--format", "json")
     data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
     assert data["commands"] == 36 and sum(data["outcomes"].values()) == 36
     assert data["sources"] == {"bash": 8, "claude-code": 3, "codex": 4, "fish": 5, "gemini": 2,
                                "shellgate": 5, "zsh": 9}
@@ -88,7 +92,7 @@ def test_suggestions_count_what_they_remove_and_what_they_admit(
     assert code == 0
     found = {tuple(s["prefix"]): s for s in json.loads(out)["suggestions"]}
     push, publish = found[("git", "push")], found[("npm", "publish")]
-    assert list(found)[0] == ("git", "push")  # the one that asks most comes first
+    assert next(iter(found)) == ("git", "push")  # the one that asks most comes first
     assert push["prefix"] == ["git", "push"] and push["asked"] == 5 and push["removes"] == 5
     assert push["rule"] == 'prefix_rule(pattern=["git", "push"], decision="allow")'
     admitted = [v["command"] for v in push["admits"]]
@@ -124,6 +128,7 @@ def test_against_a_git_revision(capsys: pytest.CaptureFixture[str], repo: Path) 
     code, out, _ = run(capsys, str(FIX), "--codex-home", str(repo), "--against", "HEAD",
                        "--format", "json")
     assert code == 0
+    jsonschema.validate(json.loads(out), SCHEMA)
     against = json.loads(out)["against"]
     assert against["loosened"] == 5 and against["tightened"] == 2
     changes = {(c["from"], c["to"], c["command"]): c for c in against["changes"]}
