@@ -49,8 +49,11 @@ def explain(
     context: ExecContext = _DEFAULT_CONTEXT,
     cwd: str | None = None,
     rules_files: Sequence[tuple[str, str]] = (),
+    warnings: bool = True,
 ) -> Explanation:
     """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
+    `warnings=False` leaves out what goes beyond Codex (replay decides thousands of commands
+    and shows no warnings; the decision is the same).
 
     Raises ValueError for an empty argv (Codex never runs one); nothing else raises.
     """
@@ -125,6 +128,8 @@ def explain(
         warnings=(),
         rules_files=tuple(rules_files),
     )
+    if not warnings:
+        return explanation
     return replace(explanation, warnings=collect_warnings(explanation, policy))
 
 

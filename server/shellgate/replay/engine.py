@@ -96,7 +96,7 @@ def decide(
     from shellgate.explain import explain
 
     explanation = explain(command if isinstance(command, str) else list(command),
-                          policy=policy, context=context, cwd=cwd)  # fmt: skip
+                          policy=policy, context=context, cwd=cwd, warnings=False)  # fmt: skip
     outcome = outcome_of(explanation)
     rules: dict[RuleKey, None] = {}
     deciding: dict[RuleKey, None] = {}
