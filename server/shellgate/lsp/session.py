@@ -43,6 +43,10 @@ class Settings:
     # user opened it, so we treat it as trusted unless told otherwise.
     trust_project: bool = True
     extra_rules: tuple[Path, ...] = field(default=())
+    # Rule coverage from past commands (lsp/coverage.py): `replay.enabled` (default on) and
+    # `replay.sources` (default: every history found in the default places).
+    replay_enabled: bool = True
+    replay_sources: tuple[str, ...] | None = None
 
     @staticmethod
     def from_options(options: Any) -> Settings:
@@ -51,6 +55,9 @@ class Settings:
             return base
         home = options.get("codexHome")
         extra = options.get("rules")
+        raw = options.get("replay")
+        replay: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        sources = replay.get("sources")
         return replace(
             base,
             codex_home=Path(home).expanduser()
@@ -62,6 +69,8 @@ class Settings:
             extra_rules=tuple(Path(p) for p in extra if isinstance(p, str))
             if isinstance(extra, list)
             else (),
+            replay_enabled=replay.get("enabled", True) is not False,
+            replay_sources=tuple(str(x) for x in sources) if isinstance(sources, list) else None,
         )
 
 
