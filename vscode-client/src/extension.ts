@@ -6,6 +6,7 @@ import { AgentView, askAgent } from './agent';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
+import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
 import { explain, SCHEME, TraceDocuments } from './explain';
 import { runCommand } from './run';
 import { Server } from './server';
@@ -23,6 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const traces = new TraceDocuments();
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
+    (client) => client.onNotification('shellgate/pastDecisionsChanged', (p: PastDecisionsChanged) => onPastDecisionsChanged(p)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
   ]);
   server = srv;
@@ -107,6 +109,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await srv.restart();
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+    vscode.commands.registerCommand('shellgate.showPastCommands', (arg: PastCommands) => showPastCommands(arg)),
   );
 
   // The status bar's rule count follows the rules: edits, saves, files on disk, amendments.

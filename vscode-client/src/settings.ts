@@ -12,6 +12,7 @@ export interface Settings {
   sandboxMode: string;
   approvalTimeoutSeconds: number;
   agent: { modelUrl: string; model: string; wireApi: string; apiKeyEnv: string };
+  replay: { enabled: boolean; sources: string[] };
 }
 
 export function read(): Settings {
@@ -29,11 +30,16 @@ export function read(): Settings {
       wireApi: c.get<string>('agent.wireApi', 'chat'),
       apiKeyEnv: c.get<string>('agent.apiKeyEnv', 'OPENAI_API_KEY'),
     },
+    replay: {
+      enabled: c.get<boolean>('replay.enabled', true),
+      sources: c.get<string[]>('replay.sources', []).map(resolveVariables),
+    },
   };
 }
 
 // Settings whose change needs a new server process (the rest travel as didChangeConfiguration).
-export const RESTART_KEYS = ['interpreter', 'codexHome', 'approvalPolicy', 'sandboxMode', 'approvalTimeoutSeconds']
+export const RESTART_KEYS = ['interpreter', 'codexHome', 'approvalPolicy', 'sandboxMode', 'approvalTimeoutSeconds',
+  'replay.enabled', 'replay.sources']
   .map((k) => `${SECTION}.${k}`);
 
 function resolveVariables(value: string): string {

@@ -4,7 +4,9 @@ notice of the past decisions the change alters ("this edit changes 7 past decisi
 allow, 2 allow → forbidden") with the list in a `shellgate/pastDecisionsChanged` notification.
 
 The histories read are the `replay.sources` setting (default: those found in the default
-places), read once, in the background; `replay.enabled: false` turns it all off. The logic is
+places), read once, in the background; `replay.enabled: false` turns it all off;
+`replay.clientShowsChanges: true` says the client shows the notification itself (VS Code, with
+a "Show the list" button), so no `window/showMessage` is sent. The logic is
 `shellgate.replay.coverage`; nothing read leaves the machine.
 """
 
@@ -157,7 +159,8 @@ async def _notice(ls: ShellGateServer) -> None:
     changes = await loop.run_in_executor(state.pool, index.changes, old, new, context)
     if changes:
         text = summary(changes)
-        ls.window_show_message(T.ShowMessageParams(T.MessageType.Info, f"ShellGate: {text}"))
+        if not ls.session.settings.replay_client_notice:
+            ls.window_show_message(T.ShowMessageParams(T.MessageType.Info, f"ShellGate: {text}"))
         ls.protocol.notify(CHANGED_NOTIFICATION, {"summary": text, "changes": [
             {"command": c.command, "count": c.count, "before": c.before.value,
              "after": c.after.value} for c in changes]})  # fmt: skip

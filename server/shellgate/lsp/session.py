@@ -47,6 +47,8 @@ class Settings:
     # `replay.sources` (default: every history found in the default places).
     replay_enabled: bool = True
     replay_sources: tuple[str, ...] | None = None
+    # The client shows `shellgate/pastDecisionsChanged` itself (VS Code): no showMessage then.
+    replay_client_notice: bool = False
 
     @staticmethod
     def from_options(options: Any) -> Settings:
@@ -71,6 +73,7 @@ class Settings:
             else (),
             replay_enabled=replay.get("enabled", True) is not False,
             replay_sources=tuple(str(x) for x in sources) if isinstance(sources, list) else None,
+            replay_client_notice=replay.get("clientShowsChanges") is True,
         )
 
 
