@@ -135,6 +135,8 @@ def suggestions(
             again = decide(entry.key[0], trial, context_for(context, entry.key[1]))
             if again.outcome is Outcome.ALLOW:
                 removes += entry.count
+        if not removes:
+            continue  # other parts of those commands ask too: this rule alone stops nothing
         group.sort(key=lambda e: -e.count)
         out.append(Suggestion(
             prefix, sum(e.count for e in group), removes, admitted(prefix, policy),
