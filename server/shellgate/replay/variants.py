@@ -71,6 +71,13 @@ def admitted(prefix: Sequence[str], policy: Policy, limit: int = 4) -> tuple[Adm
     for argv in DESTRUCTIVE:
         if argv[: len(prefix)] == prefix and len(argv) > len(prefix):
             candidates.append((argv, "destructive"))
+            continue
+        # The same destructive flags after a longer prefix of the same subcommand:
+        # an allow for `git push origin main` admits `git push origin main --force`.
+        common = next((i for i, (a, b) in enumerate(zip(argv, prefix, strict=False)) if a != b),
+                      min(len(argv), len(prefix)))  # fmt: skip
+        if common >= 2 and common < len(argv):
+            candidates.append(((*prefix, *argv[common:]), "destructive"))
     for rule in policy.rules:
         if rule.decision is Decision.ALLOW:
             continue
