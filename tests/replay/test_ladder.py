@@ -109,3 +109,41 @@ def test_a_rule_codex_would_reject_is_never_written(tmp_path: Path) -> None:
         write(bad)
     assert not target.exists() or target.read_text() == ""
     assert not os.path.exists(tmp_path / "rules")
+
+
+def test_shellgate_run_climbs_the_ladder_on_the_terminal(tmp_path: Path) -> None:
+    """`shellgate run` in a terminal: "p", then rung 2 (the subcommand family); the rule is
+    appended with its examples, and the real Codex loads the file."""
+    import sys
+
+    from shellgate.exec.probe import probe_sandbox
+
+    if not probe_sandbox().ok:
+        pytest.skip("no working sandbox on this machine")
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (home / "codex").mkdir(parents=True)
+    ws.mkdir()
+    (home / ".bash_history").write_text("git init -q\ngit init -q\ngit init --bare x\ngit log\n")
+    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / "codex"),
+           "XDG_CACHE_HOME": str(home / ".cache")}
+    for var in ("HISTFILE", "ZDOTDIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "CLAUDE_CONFIG_DIR",
+                "GEMINI_CLI_HOME", "SHELLGATE_REPLAY"):
+        env.pop(var, None)
+    done = subprocess.run([sys.executable, "-m", "shellgate", "run", "--approval-policy",
+                           "untrusted", "--", "git", "init", "-q"], cwd=ws, env=env,
+                          input="p\n2\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Don't ask again for:" in done.stderr
+    assert ("1. git init -q … (this command (Codex's proposal)): would have allowed 2 past "
+            "commands, 2 of which asked") in done.stderr
+    assert "2. git init … (the subcommand family): would have allowed 3 past commands" \
+        in done.stderr
+    assert "3. git … (the whole program)" in done.stderr and "`git push --force`" in done.stderr
+    written = (home / "codex" / "rules" / "default.rules").read_text()
+    assert written.startswith('prefix_rule(pattern=["git", "init"], decision="allow", '
+                              'match=[["git", "init", "-q"]], not_match=[')
+    codex = realtools.codex()
+    check = codex_check(codex, home, home / "codex" / "rules" / "default.rules",
+                        "git", "init", "--bare", "y")
+    assert check.returncode == 0, check.stderr
+    assert json.loads(check.stdout)["decision"] == "allow"

@@ -12,9 +12,12 @@ import enum
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from shellgate.approval.review import ReviewDecision
+
+if TYPE_CHECKING:
+    from shellgate.replay.ladder import Rung
 
 
 class RequestKind(enum.Enum):
@@ -67,6 +70,9 @@ class ApprovalRequest:
     host: str | None = None  # NETWORK: the blocked host
     retry_permission: str | None = None  # ESCALATION: what the retry would get
     notes: tuple[str, ...] = ()  # e.g. why the sandbox is unavailable
+    # "Don't ask again" candidates, narrow to broad (shellgate.replay.ladder), computed only
+    # when the person picks that choice: they read the user's histories.
+    ladder: Callable[[], Sequence[Rung]] | None = None
 
     @property
     def title(self) -> str:
@@ -84,6 +90,7 @@ class ApprovalRequest:
 class Answer:
     decision: ReviewDecision
     network_action: NetworkAction | None = None
+    rung: Rung | None = None  # the ladder's rule picked for "don't ask again" (None: Codex's)
 
     @classmethod
     def of(cls, choice: Choice) -> Answer:

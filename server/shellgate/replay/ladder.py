@@ -10,6 +10,7 @@ dangerous variants it excludes, so Codex itself checks the rule when it loads th
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,6 +137,28 @@ def _counts(
         if decide(past.command, policy, ctx).outcome is Outcome.PROMPT:
             asked += past.count
     return allowed, asked
+
+
+def describe(rung: Rung) -> str:
+    """One line for a person: what it allows, its past, what else it lets through, where."""
+    noun = "command" if rung.allowed == 1 else "commands"
+    text = (f"{' '.join(rung.pattern)} … ({rung.label}): would have allowed {rung.allowed} past "
+            f"{noun}, {rung.asked_before} of which asked")  # fmt: skip
+    if rung.admits:
+        text += "; also admits " + ", ".join(f"`{' '.join(v.argv)}`" for v in rung.admits)
+    return text + f"; written to {rung.target}"
+
+
+@functools.cache
+def history_index() -> CoverageIndex:
+    """The user's histories from the default places, read once per process (for `shellgate
+    run` and `agent`); `SHELLGATE_REPLAY=0` reads none (the counts are then zero)."""
+    from shellgate.replay.model import ReadStats
+    from shellgate.replay.sources import default_sources, read_sources
+
+    if os.environ.get("SHELLGATE_REPLAY") == "0":
+        return CoverageIndex(())
+    return CoverageIndex(read_sources(default_sources(), ReadStats()))
 
 
 def write(rung: Rung) -> bool:
