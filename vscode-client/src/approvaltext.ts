@@ -24,11 +24,17 @@ export interface ApproveParams {
   matchedRules?: MatchedRule[];
   amendment?: { tokens?: string[]; text: string; path?: string | null; description?: string } | null;
   choices: ApproveChoice[];
+  ladder?: LadderRung[];
   notes?: string[];
   timeoutSeconds?: number | null;
 }
 
-export interface ApproveResult { choice: string }
+export interface ApproveResult { choice: string; rung?: number }
+// A "don't ask again" candidate (server: shellgate.replay.ladder); index 0 is Codex's own.
+export interface LadderRung {
+  kind: string; label: string; pattern: string[]; rule: string; allowed: number;
+  askedBefore: number; admits: string[][]; path: string; description: string;
+}
 
 // What Escape (closing the dialog) answers: the first "no" on offer.
 export const REFUSALS = ['denied', 'abort'];

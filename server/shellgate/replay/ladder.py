@@ -149,6 +149,16 @@ def describe(rung: Rung) -> str:
     return text + f"; written to {rung.target}"
 
 
+def to_json(rung: Rung) -> dict[str, object]:
+    """A rung in `shellgate/approve` params (approval.schema.json#/definitions/rung)."""
+    return {
+        "kind": rung.kind, "label": rung.label, "pattern": list(rung.pattern), "rule": rung.line,
+        "allowed": rung.allowed, "askedBefore": rung.asked_before,
+        "admits": [list(v.argv) for v in rung.admits], "path": rung.target,
+        "description": describe(rung),
+    }  # fmt: skip
+
+
 @functools.cache
 def history_index() -> CoverageIndex:
     """The user's histories from the default places, read once per process (for `shellgate
