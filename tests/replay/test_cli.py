@@ -229,3 +229,21 @@ def test_whole_process_writes_no_history(tmp_path: Path, rules: Path) -> None:
     for path in tmp_path.rglob("*"):
         if path.is_file() and path != rules:
             assert b"sandboxed.txt" not in path.read_bytes(), path
+
+
+def test_many_commands_are_decided_alike_in_parallel(tmp_path: Path, rules: Path) -> None:
+    """Past PARALLEL_MIN distinct commands the work is forked: the same decisions result."""
+    from shellgate.approval.context import ExecContext
+    from shellgate.replay.engine import PARALLEL_MIN, replay
+    from shellgate.replay.model import HistoryCommand
+    from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
+
+    policy = load_layers([RulesLayer(LayerKind.CLI, None, (str(rules),))])
+    shapes = ("git status -{n}", "rm -rf b{n}", "find . -name x{n}", "echo {n} > f", "ls {n}")
+    cmds = [HistoryCommand(shapes[i % 5].format(n=i), "bash", "h", i)
+            for i in range(PARALLEL_MIN + 10)]  # fmt: skip
+    one = replay(cmds, policy, ExecContext(), jobs=1)
+    two = replay(cmds, policy, ExecContext(), jobs=2)
+    assert one.commands == two.commands == len(cmds)
+    assert {k: (e.decided.outcome, e.decided.rules) for k, e in one.entries.items()} == \
+        {k: (e.decided.outcome, e.decided.rules) for k, e in two.entries.items()}

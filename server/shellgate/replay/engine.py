@@ -6,8 +6,10 @@ itself, and the chain is a pure function of the command, the rules and the conte
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -112,6 +114,13 @@ def decide(
 
 
 @dataclass
+class _Tally:
+    last: HistoryCommand
+    count: int = 0
+    sources: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class Replay:
     entries: dict[Key, Entry]
     commands: int  # every command read, repeats included
@@ -123,33 +132,81 @@ def replay(
     context: ExecContext,
     *,
     progress: Callable[[int], None] | None = None,
+    jobs: int | None = None,
 ) -> Replay:
-    entries: dict[Key, Entry] = {}
+    """Read everything first (the distinct commands and their tallies), then decide each
+    distinct command once, on `jobs` processes (default: every CPU, for many commands)."""
+    tallies: dict[Key, _Tally] = {}
     total = 0
     for cmd in commands:
         total += 1
         key: Key = (cmd.command, cmd.sandbox_permissions)
-        entry = entries.get(key)
-        if entry is None:
-            try:
-                decided = decide(cmd.command, policy, context_for(context, key[1]), cwd=cmd.cwd)
-            except ValueError:  # an empty argv: nothing Codex would run
-                total -= 1
-                continue
-            entry = entries[key] = Entry(key, decided)
-        entry.count += 1
-        entry.sources[cmd.source] += 1
-        if entry.last is None or (cmd.time or 0) >= (entry.last.time or 0):
-            entry.last = cmd
+        tally = tallies.get(key)
+        if tally is None:
+            tally = tallies[key] = _Tally(cmd)
+        tally.count += 1
+        tally.sources[cmd.source] += 1
+        if (cmd.time or 0) >= (tally.last.time or 0):
+            tally.last = cmd
         if progress is not None and total % 1000 == 0:
             progress(total)
+    work = [(key, t.last.cwd) for key, t in tallies.items()]
+    decided = decide_all(work, policy, context, jobs=jobs)
+    entries: dict[Key, Entry] = {}
+    for key, t in tallies.items():
+        got = decided.get(key)
+        if got is None:  # an empty argv: nothing Codex would run
+            total -= t.count
+            continue
+        entries[key] = Entry(key, got, t.count, t.last, t.sources)
     return Replay(entries, total)
 
 
-def redecide(entries: Iterable[Entry], policy: Policy, context: ExecContext) -> dict[Key, Decided]:
-    """The same distinct commands decided under another policy (for --against, suggestions)."""
-    return {
-        e.key: decide(e.key[0], policy, context_for(context, e.key[1]),
-                      cwd=None if e.last is None else e.last.cwd)
-        for e in entries
-    }
+# Below this many distinct commands, starting worker processes costs more than it saves.
+PARALLEL_MIN = 2000
+_WORK: tuple[Policy, ExecContext] | None = None  # for forked workers: inherited, not pickled
+
+
+def decide_all(
+    work: Sequence[tuple[Key, str | None]], policy: Policy, context: ExecContext, *,
+    jobs: int | None = None,
+) -> dict[Key, Decided]:
+    """Each (command key, cwd) decided; on forked workers when there are many."""
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs > 1 and len(work) >= PARALLEL_MIN and "fork" in mp.get_all_start_methods():
+        global _WORK
+        _WORK = (policy, context)
+        try:
+            size = max(50, len(work) // (jobs * 8))
+            chunks = [work[i : i + size] for i in range(0, len(work), size)]
+            with mp.get_context("fork").Pool(jobs) as pool:
+                out: dict[Key, Decided] = {}
+                for part in pool.imap_unordered(_decide_chunk, chunks):
+                    out.update(part)
+                return out
+        finally:
+            _WORK = None
+    return _decide_many(work, policy, context)
+
+
+def _decide_chunk(work: Sequence[tuple[Key, str | None]]) -> dict[Key, Decided]:
+    assert _WORK is not None
+    return _decide_many(work, *_WORK)
+
+
+def _decide_many(
+    work: Iterable[tuple[Key, str | None]], policy: Policy, context: ExecContext
+) -> dict[Key, Decided]:
+    out = {}
+    for key, cwd in work:
+        try:
+            out[key] = decide(key[0], policy, context_for(context, key[1]), cwd=cwd)
+        except ValueError:  # an empty argv
+            continue
+    return out
+
+
+def redecide(entries: Sequence[Entry], policy: Policy, context: ExecContext) -> dict[Key, Decided]:
+    """The same distinct commands decided under another policy (for --against)."""
+    work = [(e.key, None if e.last is None else e.last.cwd) for e in entries]
+    return decide_all(work, policy, context)
