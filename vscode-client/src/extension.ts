@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AgentView, askAgent } from './agent';
+import { renderApprovals, type ApprovalHistory } from './approvals';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
@@ -26,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
     (client) => client.onNotification('shellgate/pastDecisionsChanged', (p: PastDecisionsChanged) => onPastDecisionsChanged(p)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
+    (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => status.onCounts(c)),
   ]);
   server = srv;
   context.subscriptions.push(log, runOut, agent.out, status, srv.onDidChangeClient((c) => {
@@ -110,6 +112,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
     vscode.commands.registerCommand('shellgate.showPastCommands', (arg: PastCommands) => showPastCommands(arg)),
+    vscode.commands.registerCommand('shellgate.showApprovals', async () => {
+      const client = await need();
+      if (!client) return;
+      const history = (await client.sendRequest('shellgate/approvals', {})) as ApprovalHistory;
+      await traces.show('ShellGate Approvals', renderApprovals(history));
+    }),
   );
 
   // The status bar's rule count follows the rules: edits, saves, files on disk, amendments.
@@ -130,7 +138,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Restart when a setting the server reads at start changes (debounced: one restart per burst).
   let timer: NodeJS.Timeout | undefined;
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(settings.SECTION)) status.render();
+    if (e.affectsConfiguration(settings.SECTION)) { status.render(); refreshStatus(); }
     if (!settings.RESTART_KEYS.some((k) => e.affectsConfiguration(k)) || !srv.current) return;
     clearTimeout(timer);
     timer = setTimeout(() => { log.info('settings changed: restarting the server'); void srv.restart(); }, 500);
@@ -142,6 +150,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(onOpen));
   for (const doc of vscode.workspace.textDocuments) void onOpen(doc);
+  // With a folder open the server runs, so that outside agents' hooks reach this window.
+  if (settings.read().broker && vscode.workspace.workspaceFolders?.length) { void srv.ensure(); return; }
   const inWorkspace = await vscode.workspace.findFiles('**/.codex/rules/*.rules', '**/node_modules/**', 1);
   if (inWorkspace.length > 0) void srv.ensure();
 }

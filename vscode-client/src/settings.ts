@@ -11,6 +11,7 @@ export interface Settings {
   approvalPolicy: string;
   sandboxMode: string;
   approvalTimeoutSeconds: number;
+  broker: boolean;
   agent: { modelUrl: string; model: string; wireApi: string; apiKeyEnv: string };
   replay: { enabled: boolean; sources: string[] };
 }
@@ -24,6 +25,7 @@ export function read(): Settings {
     approvalPolicy: c.get<string>('approvalPolicy', 'on-request'),
     sandboxMode: c.get<string>('sandboxMode', 'workspace-write'),
     approvalTimeoutSeconds: c.get<number>('approvalTimeoutSeconds', 300),
+    broker: c.get<boolean>('broker.enabled', true),
     agent: {
       modelUrl: c.get<string>('agent.modelUrl', ''),
       model: c.get<string>('agent.model', ''),
@@ -37,10 +39,9 @@ export function read(): Settings {
   };
 }
 
-// Settings whose change needs a new server process (the rest travel as didChangeConfiguration).
-export const RESTART_KEYS = ['interpreter', 'codexHome', 'approvalPolicy', 'sandboxMode', 'approvalTimeoutSeconds',
-  'replay.enabled', 'replay.sources']
-  .map((k) => `${SECTION}.${k}`);
+// Settings whose change needs a new server process (the histories are read once); the rest (approval policy, sandbox mode,
+// Codex home) reach the running server as workspace/didChangeConfiguration.
+export const RESTART_KEYS = ['interpreter', 'replay.enabled', 'replay.sources'].map((k) => `${SECTION}.${k}`);
 
 function resolveVariables(value: string): string {
   const home = process.env.HOME ?? '';

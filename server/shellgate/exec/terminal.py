@@ -156,7 +156,7 @@ class TerminalApprover:
                     return Answer.of(choice)
                 self.outfile.write(f"  -> {escape_untrusted(rung.line)}\n")
                 self.outfile.flush()
-                return Answer(choice.decision, choice.network_action, rung)
+                return Answer(choice.decision, choice.network_action, rung=rung)
             self.outfile.write("  Not one of the rules.\n")
 
     async def _read(self, fd: int, raw: bool) -> str | None:

@@ -10,6 +10,7 @@ dismisses is "no"; one left unanswered times out in the orchestrator, also as "n
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
@@ -71,6 +72,19 @@ def approval_params(
         "choices": [{"id": c.id, "label": c.label, "key": c.key} for c in request.choices],
         "notes": list(request.notes),
         "timeoutSeconds": timeout,
+        **_agent(request),
+    }
+
+
+def _agent(request: ApprovalRequest) -> dict[str, Any]:
+    """An outside agent's question also names the agent and carries its explain trace."""
+    if request.agent is None:
+        return {}
+    from shellgate.broker.protocol import display_name
+
+    return {
+        "agent": {"id": request.agent, "name": display_name(request.agent)},
+        "explain": dict(request.explain) if request.explain is not None else None,
     }
 
 
@@ -122,7 +136,9 @@ class EditorApprover:
             picked = request.choice(str(_field(result, "choice")))
             if picked is None:
                 return _refusal(request)
-            return _with_rung(Answer.of(picked), rungs, _field(result, "rung"))
+            words = _field(result, "message")
+            message = words if isinstance(words, str) and words.strip() else None
+            return _with_rung(Answer.of(picked, message), rungs, _field(result, "rung"))
         return await self._message_request(request)
 
     async def _message_request(self, request: ApprovalRequest) -> Answer:
@@ -154,7 +170,7 @@ def _with_rung(answer: Answer, rungs: Sequence[Rung], index: object) -> Answer:
         return answer
     if not isinstance(index, int) or isinstance(index, bool) or not 0 < index < len(rungs):
         return answer
-    return Answer(answer.decision, answer.network_action, rungs[index])
+    return replace(answer, rung=rungs[index])
 
 
 def register(server: LanguageServer) -> None:

@@ -15,7 +15,14 @@ from shellgate.lint.model import contains, literal, param_of
 from shellgate.lint.rule_info import ExampleOutcome, example_outcomes, example_tokens
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.convert import encoding, from_position, to_range
-from shellgate.lsp.tracing import context_for, markdown_trace, refusal_note, trace
+from shellgate.lsp.tracing import (
+    codex_trust_notes,
+    context_for,
+    markdown_trace,
+    refusal_note,
+    trace,
+    view_note,
+)
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.signature import builtin_specs
 from shellgate.rules.source import SourceSpan
@@ -32,6 +39,13 @@ def _where(rule: PrefixRule, merged: MergedPolicy) -> str:
     return f"{os.path.basename(rule.span.path)}:{rule.span.line} ({layer})"
 
 
+def _layer_label(path: str, merged: MergedPolicy) -> str:
+    if path in merged.drafts:
+        return "none: this file is not loaded by Codex (outside its rules folders)"
+    layer = merged.layer_of(path) or "none: this file is not loaded by Codex"
+    return f"{layer} (with your unsaved edits)" if path in merged.unsaved else layer
+
+
 def _outcome_row(o: ExampleOutcome, own: Sequence[PrefixRule], merged: MergedPolicy) -> str:
     cmd = " ".join(quote_token(t) for t in o.tokens)
     expect = "must match" if o.param == "match" else "must not match"
@@ -46,7 +60,11 @@ def _outcome_row(o: ExampleOutcome, own: Sequence[PrefixRule], merged: MergedPol
 
 
 def rule_markdown(
-    call: Call, own: Sequence[PrefixRule], analysis: FileAnalysis, merged: MergedPolicy
+    call: Call,
+    own: Sequence[PrefixRule],
+    analysis: FileAnalysis,
+    merged: MergedPolicy,
+    codex_note: str | None = None,
 ) -> str:
     if not own:
         return f"**{call.callee}**: no rule (the file does not load; see the diagnostics)"
@@ -56,20 +74,20 @@ def rule_markdown(
         parts[0] += f"  \n({len(own)} rules: one per alternative of the first token)"
     facts = [
         f"- justification: {rule.justification}" if rule.justification else "- no justification",
-        f"- layer: {merged.layer_of(analysis.path) or 'cli'} · "
+        f"- layer: {_layer_label(analysis.path, merged)} · "
         f"{os.path.basename(analysis.path)}:{call.span.line}",
         "- matches any command that starts with these tokens (each `[a|b]` position: any one "
         "of them); the strictest matching rule of all layers wins",
     ]
+    if codex_note:  # the editor runs with the project's rules; Codex itself may not
+        facts.append(f"- Codex itself: {codex_note}")
     parts.append("\n".join(facts))
     outcomes = example_outcomes(call, own, analysis.lines, merged.policy)
     if outcomes:
         rows = ["| example | expected | all layers decide |", "|---|---|---|"]
         rows += [_outcome_row(o, own, merged) for o in outcomes]
         parts.append("\n".join(rows))
-    note = refusal_note(merged)
-    if note:
-        parts.append(note)
+    parts += [n for n in (refusal_note(merged), view_note(merged)) if n]
     return "\n\n".join(parts)
 
 
@@ -113,7 +131,7 @@ def register(server: ShellGateServer) -> None:
 
         for check in analysis.checks:
             if check.span.line == line:
-                merged = await session.merged_async()
+                merged = await session.merged_async(params.text_document.uri)
                 ex = trace(check.command, merged, context_for(session.settings))
                 head = f"**# check:** `{check.command}`"
                 if check.expected is not None:
@@ -140,23 +158,37 @@ def register(server: ShellGateServer) -> None:
             if name in ("match", "not_match"):
                 for element in argument.elements:
                     if contains(element, line, column):
-                        text = await _example_markdown(ls, analysis, element, name)
+                        text = await _example_markdown(
+                            ls, params.text_document.uri, analysis, element, name
+                        )
                         return answer(text, element) if text else None
             break
         if call.callee != "prefix_rule":
             text = builtin_markdown(call.callee or "")
             return answer(text, call.callee_span) if text else None
-        merged = await session.merged_async()
-        return answer(rule_markdown(call, own, analysis, merged), call.span)
+        merged = await session.merged_async(params.text_document.uri)
+        note = _codex_note(ls, analysis.path, merged)
+        return answer(rule_markdown(call, own, analysis, merged, note), call.span)
+
+
+def _codex_note(ls: ShellGateServer, path: str, merged: MergedPolicy) -> str | None:
+    """When this project file's rules are ones Codex itself skips (project not trusted)."""
+    if merged.layer_of(path) != "project":
+        return None
+    roots = [r for r in ls.session.roots if path.startswith(str(r) + os.sep)]
+    for note in codex_trust_notes(ls.session.settings, roots):
+        if not note["codexLoads"]:
+            return str(note["message"])
+    return None
 
 
 async def _example_markdown(
-    ls: ShellGateServer, analysis: FileAnalysis, element: SourceSpan, param: str
+    ls: ShellGateServer, uri: str, analysis: FileAnalysis, element: SourceSpan, param: str
 ) -> str | None:
     tokens = example_tokens(literal(analysis.lines, element))
     if tokens is None:
         return None
-    merged = await ls.session.merged_async()
+    merged = await ls.session.merged_async(uri)
     ex = trace(list(tokens), merged, context_for(ls.session.settings))
     head = f"**{param} example** `{' '.join(quote_token(t) for t in tokens)}`"
     return head + "\n\n" + markdown_trace(ex, merged)

@@ -21,6 +21,7 @@ log = logging.getLogger("shellgate.lsp")
 
 FEATURES = (
     "shellgate.lsp.lifecycle",  # initialize options, workspace roots
+    "shellgate.lsp.configuration",  # workspace/didChangeConfiguration: settings apply live
     "shellgate.lsp.watch",  # rules files on disk: client events or watchfiles
     "shellgate.lsp.diagnostics",  # pull when the client can, push otherwise
     "shellgate.lsp.hover",
@@ -32,6 +33,7 @@ FEATURES = (
     "shellgate.lsp.explain_request",  # custom request shellgate/explain
     "shellgate.lsp.status",  # custom request shellgate/status (the editor's status bar)
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events
+    "shellgate.lsp.broker",  # outside agents' hooks: the broker endpoint, shellgate/approvals
 )
 
 # Engineer D's features: editor approvals and running commands through the chain.
