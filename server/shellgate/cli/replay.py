@@ -95,12 +95,14 @@ def main(argv: list[str]) -> int:
             return common.EXIT_USAGE
     codex_home = Path(os.path.abspath(args.codex_home)) if args.codex_home else None
     project = Path(os.path.abspath(args.project)) if args.project else None
-    loaded = common.load_rules(PROG, codex_home=codex_home, project=project,
+    # The layers Codex would load for a session started here (the project's only if trusted).
+    loaded = common.load_rules(PROG, codex_home=codex_home, project=project, cwd=os.getcwd(),
                                extra_rules=args.rules, consequence="no replay: fix the rules",
                                status=EXIT_RULES)  # fmt: skip
     if isinstance(loaded, int):
         return loaded
-    layers, policy = loaded
+    layers, policy, trust = loaded
+    common.note_ignored_project(PROG, trust)
 
     from shellgate.approval.context import ExecContext, SandboxMode
     from shellgate.replay.engine import replay
