@@ -10,7 +10,8 @@ expansion and globbing are off and HOME is `~`, so words stay as written. Each s
 three times: every command succeeding, every command failing, and alternating, so both sides
 of `&&`/`||` run. Not recorded: `builtin` itself (the stubs need it) and aliases.
 
-Run as a script for the report (per tier: scripts, plain, hides, the cross-check's flags):
+Run as a script for the report (per tier: scripts, plain, hides, the cross-check's flags; a
+false flag is a flag on a script whose split is exactly what bash ran):
 `.venv/bin/python tests/shell/bash_oracle.py --n 1200 --seed 2`.
 """
 
@@ -323,7 +324,7 @@ def report(n: int, seed: int) -> str:
             flagged = read_split(script.text).commands is None
             bash_reading.disable()
             rows[script.tier, "cross-check flags"] += flagged
-            rows[script.tier, "false flags"] += flagged and not ours_hides
+            rows[script.tier, "false flags"] += flagged and set(reading.commands) == bash
             rows[script.tier, "missed by cross-check"] += bool(ours_hides) and not flagged
     cols = ["scripts", "codex plain", "codex hides", "plain", "hides", "cross-check flags",
             "false flags", "missed by cross-check"]  # fmt: skip

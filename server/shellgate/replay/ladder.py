@@ -175,11 +175,11 @@ def write(rung: Rung) -> bool:
     """Append the rung's rule (with its examples) to its target under the amendment lock.
     The line is first checked by ShellGate's own loader (examples included): a rule Codex
     would reject is never written. Returns False when the identical line was already there."""
-    from shellgate.rules.amend import AmendError, append_rule_line
+    from shellgate.rules.amend import AmendError, append_rule_lines
     from shellgate.rules.loader import parse_text
 
     line = rung.line
     parsed = parse_text(line + "\n", rung.target, {})
     if parsed.error is not None:
         raise AmendError(f"refusing to write {line}: {parsed.error}")
-    return append_rule_line(rung.target, line)
+    return bool(append_rule_lines(rung.target, [line]))

@@ -16,7 +16,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shellgate.rules.errors import RulesError
@@ -78,13 +78,6 @@ def prefix_rule_line_with_examples(
     return line + ")"
 
 
-def append_rule_line(path: str | os.PathLike[str], line: str) -> bool:
-    """Append one rule line (already validated by the caller) under the lock, as an amendment."""
-    if "\n" in line or "\r" in line:
-        raise AmendError("a rule line cannot hold a newline")
-    return _append_line(Path(path), line)
-
-
 def network_rule_line(
     host: str, protocol: str, decision: str, justification: str | None = None
 ) -> str:
@@ -144,7 +137,28 @@ def append_network_rule(
     return _append_line(Path(path), network_rule_line(host, protocol, decision, justification))
 
 
+def append_rule_lines(
+    path: str | os.PathLike[str],
+    lines: Sequence[str],
+    *,
+    check: Callable[[str, Sequence[str]], None] | None = None,
+) -> tuple[str, ...]:
+    """Append every line of `lines` not already in `path`, in one write under the lock.
+
+    `check(existing_text, new_lines)` runs under the lock before anything is written; it may
+    raise to write nothing (e.g. when the file would no longer load). Returns the lines
+    written, in order (none when all were there).
+    """
+    return _append_lines(Path(path), lines, check)
+
+
 def _append_line(path: Path, line: str) -> bool:
+    return bool(_append_lines(path, [line], None))
+
+
+def _append_lines(
+    path: Path, lines: Sequence[str], check: Callable[[str, Sequence[str]], None] | None
+) -> tuple[str, ...]:
     try:
         path.parent.mkdir()  # one level, as Codex's `create_dir`
     except FileExistsError:
@@ -158,12 +172,17 @@ def _append_line(path: Path, line: str) -> bool:
     except OSError as exc:
         raise AmendError(f"failed to open policy file {path}: {exc.strerror}", path) from exc
     try:
-        return _append_locked(fd, path, line)
+        return _append_locked(fd, path, lines, check)
     finally:
         os.close(fd)  # also releases the lock
 
 
-def _append_locked(fd: int, path: Path, line: str) -> bool:
+def _append_locked(
+    fd: int,
+    path: Path,
+    lines: Sequence[str],
+    check: Callable[[str, Sequence[str]], None] | None,
+) -> tuple[str, ...]:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError as exc:
@@ -175,9 +194,13 @@ def _append_locked(fd: int, path: Path, line: str) -> bool:
         reason = exc.strerror if isinstance(exc, OSError) else "stream did not contain valid UTF-8"
         raise AmendError(f"failed to read policy file {path}: {reason}", path) from exc
     # Rust's `str::lines`: split on "\n", drop one trailing "\r".
-    if any(existing.removesuffix("\r") == line for existing in text.split("\n")):
-        return False
-    data = line.encode("utf-8") + b"\n"
+    present = {existing.removesuffix("\r") for existing in text.split("\n")}
+    new = tuple(dict.fromkeys(line for line in lines if line not in present))
+    if not new:
+        return ()
+    if check is not None:
+        check(text, new)
+    data = "".join(line + "\n" for line in new).encode("utf-8")
     if contents and not contents.endswith(b"\n"):
         data = b"\n" + data
     try:
@@ -190,7 +213,7 @@ def _append_locked(fd: int, path: Path, line: str) -> bool:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, len(contents))
         raise AmendError(f"failed to write to policy file {path}: {exc.strerror}", path) from exc
-    return True
+    return new
 
 
 def _read_all(fd: int) -> bytes:
