@@ -248,9 +248,18 @@ async function waitFor(predicate, timeoutMs, what) {
       if (!text.includes(rulesFile) || !text.includes(line)) throw new Error(`amendment not spelt out: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'amendment-dialog.png') });
       await page.locator(sel.dialogButton).filter({ hasText: /^Always \(add rule\)$/ }).first().click();
+      // The "don't ask again" ladder (a QuickPick): Codex's proposal first; pick the whole
+      // program, which is written with a match example from the real command.
+      const rung = page.locator(sel.quickRow, { hasText: 'the whole program' }).first();
+      await rung.waitFor({ timeout: 30000 });
+      const ladderText = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, ' ');
+      if (!ladderText.includes("Codex's proposal")) throw new Error(`the ladder lacks Codex's proposal: ${ladderText}`);
+      await page.screenshot({ path: path.join(SHOTS, 'ladder-quickpick.png') });
+      await rung.click();
       await waitFor(async () => fs.existsSync(path.join(WS, 'made-by-amendment')), 20000, 'the directory');
       const written = fs.readFileSync(rulesFile, 'utf8');
-      if (!written.includes(line)) throw new Error(`${rulesFile} lacks the rule: ${written}`);
+      const picked = 'prefix_rule(pattern=["mkdir"], decision="allow", match=[["mkdir", "made-by-amendment"]])';
+      if (!written.includes(picked)) throw new Error(`${rulesFile} lacks the picked rule: ${written}`);
       // The server reads the new layer, and the status bar counts it.
       await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
       return written.trim();

@@ -24,6 +24,7 @@ export interface ApproveParams {
   matchedRules?: MatchedRule[];
   amendment?: { tokens?: string[]; text: string; path?: string | null; description?: string } | null;
   choices: ApproveChoice[];
+  ladder?: LadderRung[];
   notes?: string[];
   timeoutSeconds?: number | null;
   /** Set when an outside agent (Claude Code, Gemini CLI, Codex, an MCP client) asks through the broker. */
@@ -41,7 +42,12 @@ export interface ExplainTrace {
   warnings?: { message: string }[];
 }
 
-export interface ApproveResult { choice: string; message?: string }
+export interface ApproveResult { choice: string; message?: string; rung?: number }
+// A "don't ask again" candidate (server: shellgate.replay.ladder); index 0 is Codex's own.
+export interface LadderRung {
+  kind: string; label: string; pattern: string[]; rule: string; allowed: number;
+  askedBefore: number; admits: string[][]; path: string; description: string;
+}
 
 // What Escape (closing the dialog) answers: the first "no" on offer.
 export const REFUSALS = ['denied', 'abort'];

@@ -7,6 +7,7 @@ import { renderApprovals, type ApprovalHistory } from './approvals';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
+import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
 import { explain, SCHEME, TraceDocuments } from './explain';
 import { runCommand } from './run';
 import { Server } from './server';
@@ -24,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const traces = new TraceDocuments();
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
+    (client) => client.onNotification('shellgate/pastDecisionsChanged', (p: PastDecisionsChanged) => onPastDecisionsChanged(p)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
     (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => status.onCounts(c)),
   ]);
@@ -109,6 +111,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await srv.restart();
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+    vscode.commands.registerCommand('shellgate.showPastCommands', (arg: PastCommands) => showPastCommands(arg)),
     vscode.commands.registerCommand('shellgate.showApprovals', async () => {
       const client = await need();
       if (!client) return;

@@ -116,5 +116,6 @@ export function initializationOptions(s: settings.Settings): Record<string, unkn
     sandbox: s.sandboxMode,
     approvalTimeoutSeconds: s.approvalTimeoutSeconds,
     codexHome: s.codexHome || undefined,
+    replay: { enabled: s.replay.enabled, sources: s.replay.sources.length ? s.replay.sources : undefined, clientShowsChanges: true },
   };
 }

@@ -13,6 +13,7 @@ export interface Settings {
   approvalTimeoutSeconds: number;
   broker: boolean;
   agent: { modelUrl: string; model: string; wireApi: string; apiKeyEnv: string };
+  replay: { enabled: boolean; sources: string[] };
 }
 
 export function read(): Settings {
@@ -31,12 +32,16 @@ export function read(): Settings {
       wireApi: c.get<string>('agent.wireApi', 'chat'),
       apiKeyEnv: c.get<string>('agent.apiKeyEnv', 'OPENAI_API_KEY'),
     },
+    replay: {
+      enabled: c.get<boolean>('replay.enabled', true),
+      sources: c.get<string[]>('replay.sources', []).map(resolveVariables),
+    },
   };
 }
 
-// Settings whose change needs a new server process; the rest (approval policy, sandbox mode,
+// Settings whose change needs a new server process (the histories are read once); the rest (approval policy, sandbox mode,
 // Codex home) reach the running server as workspace/didChangeConfiguration.
-export const RESTART_KEYS = ['interpreter'].map((k) => `${SECTION}.${k}`);
+export const RESTART_KEYS = ['interpreter', 'replay.enabled', 'replay.sources'].map((k) => `${SECTION}.${k}`);
 
 function resolveVariables(value: string): string {
   const home = process.env.HOME ?? '';

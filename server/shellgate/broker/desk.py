@@ -15,10 +15,10 @@ import asyncio
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shellgate.approval.review import ReviewDecision
 from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest, display_name
@@ -29,6 +29,9 @@ from shellgate.exec.approver import (
     RequestKind,
     exec_choices,
 )
+
+if TYPE_CHECKING:
+    from shellgate.replay.ladder import Rung
 
 HISTORY = 200  # questions kept for "Show Approvals"
 
@@ -54,6 +57,7 @@ class Entry:
     decision: AgentDecision | None = None
     answer: AgentAnswer | None = None
     answered_at: float | None = None
+    rung: Rung | None = None  # the "don't ask again" ladder's pick, when not Codex's own
 
     def to_json(self) -> dict[str, Any]:
         d, a = self.decision, self.answer
@@ -112,7 +116,10 @@ class Desk:
             self.on_change(self)
             raise
         amendment = entry.decision.amendment if entry.decision else None
-        if answer.answer == "acceptWithExecpolicyAmendment" and amendment:
+        if answer.answer == "acceptWithExecpolicyAmendment" and entry.rung is not None:
+            written, failure = await asyncio.to_thread(_write_rung, entry.rung)
+            answer = AgentAnswer(answer.answer, failure or answer.message, written)
+        elif answer.answer == "acceptWithExecpolicyAmendment" and amendment:
             # Outside the timeout: once the person said so, the line is written or reported.
             written, failure = await asyncio.to_thread(self._amend, amendment)
             answer = AgentAnswer(answer.answer, failure or answer.message, written)
@@ -138,6 +145,7 @@ class Desk:
             entry.state = "asking"
             self.on_change(self)
             reply = await self.approver.request_approval(question)
+        entry.rung = reply.rung
         name = _ANSWERS.get(reply.decision, "decline")
         if name == "acceptForSession":
             self._session.add(key)
@@ -193,7 +201,24 @@ class Desk:
             notes=tuple(str(w.get("message")) for w in ex.get("warnings", ())),
             agent=request.agent,
             explain=decision.explain,
+            ladder=self._ladder(request, amendment) if amendment else None,
         )
+
+    def _ladder(
+        self, request: AgentRequest, amendment: tuple[str, ...]
+    ) -> Callable[[], Sequence[Rung]]:
+        """The ladder on the same rules from disk the decision used (shellgate.replay)."""
+
+        def rungs() -> Sequence[Rung]:
+            from shellgate.broker.decide import _policy, context_of, layers_for
+            from shellgate.replay.ladder import history_index, ladder
+
+            home = self.codex_home()
+            policy = _policy(layers_for(Path(request.cwd), codex_home=home)[0])
+            return ladder(request.argv, amendment, policy, context_of(request),
+                          target=str(home / "rules" / "default.rules"), history=history_index())
+
+        return rungs
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -201,6 +226,17 @@ class Desk:
             "showing": self.showing,
             "entries": [e.to_json() for e in self.history],
         }
+
+
+def _write_rung(rung: Rung) -> tuple[str | None, str | None]:
+    from shellgate.replay.ladder import write
+    from shellgate.rules.errors import RulesError
+
+    try:
+        write(rung)
+    except (RulesError, OSError) as exc:
+        return None, f"approved, but the rule could not be written to {rung.target}: {exc}"
+    return rung.line, None
 
 
 def _matched(ex: dict[str, Any]) -> list[MatchedRule]:

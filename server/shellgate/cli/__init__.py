@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("shellgate.cli.hook", "the hook of Codex, Claude Code or Gemini CLI (and install)"),
     "sandbox": ("shellgate.cli.sandbox", "run a command in ShellGate's bubblewrap sandbox"),
     "import": ("shellgate.cli.import_", "Claude Code, Gemini CLI or VS Code allowlists as rules"),
+    "replay": ("shellgate.cli.replay", "past commands (histories, transcripts) through the rules"),
 }
 
 

@@ -12,9 +12,12 @@ import enum
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shellgate.approval.review import ReviewDecision
+
+if TYPE_CHECKING:
+    from shellgate.replay.ladder import Rung
 
 
 class RequestKind(enum.Enum):
@@ -69,6 +72,9 @@ class ApprovalRequest:
     notes: tuple[str, ...] = ()  # e.g. why the sandbox is unavailable
     agent: str | None = None  # an outside agent asking through the broker ("claude-code")
     explain: Mapping[str, Any] | None = None  # its explain trace (explain.schema.json)
+    # "Don't ask again" candidates, narrow to broad (shellgate.replay.ladder), computed only
+    # when the person picks that choice: they read the user's histories.
+    ladder: Callable[[], Sequence[Rung]] | None = None
 
     @property
     def title(self) -> str:
@@ -91,6 +97,7 @@ class Answer:
     decision: ReviewDecision
     network_action: NetworkAction | None = None
     message: str | None = None  # the person's words, when the front end takes them
+    rung: Rung | None = None  # the ladder's rule picked for "don't ask again" (None: Codex's)
 
     @classmethod
     def of(cls, choice: Choice, message: str | None = None) -> Answer:

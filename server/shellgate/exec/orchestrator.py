@@ -14,6 +14,7 @@ import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import (
@@ -67,6 +68,9 @@ from shellgate.rules.amend import append_allow_prefix_rule, append_network_rule,
 from shellgate.rules.decision import Decision
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import HeuristicsRuleMatch, Policy, PrefixRuleMatch
+
+if TYPE_CHECKING:
+    from shellgate.replay.ladder import Rung
 
 MAX_ATTEMPTS = 3
 REJECTED_BY_USER = "rejected by user"
@@ -514,8 +518,20 @@ class Orchestrator:
                 amendment,
                 prefix_rule_line(amendment) if amendment else None,
                 notes=tuple(n for n in notes if n not in (requirement.reason or "")),
+                ladder=self._ladder(command, ctx, amendment) if amendment else None,
             )
         )
+
+    def _ladder(
+        self, command: tuple[str, ...], ctx: ExecContext, amendment: Sequence[str]
+    ) -> Callable[[], Sequence[Rung]]:
+        def rungs() -> Sequence[Rung]:
+            from shellgate.replay.ladder import history_index, ladder
+
+            return ladder(command, amendment, self.policy, ctx, target=self.amendments_file,
+                          history=history_index())  # fmt: skip
+
+        return rungs
 
     async def _ask_escalation(
         self,
@@ -574,13 +590,27 @@ class Orchestrator:
             self.store.remember([key], d)
         elif d is ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT:
             amendment = requirement.proposed_execpolicy_amendment
-            if amendment:
+            if answer.rung is not None:
+                self._amend_rung(answer.rung)
+            elif amendment:
                 self._amend(amendment)
         if d.approves:
             return None
         return ExecResult(
             Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=_refusal(answer)
         )
+
+    def _amend_rung(self, rung: Rung) -> None:
+        """A rule the person picked on the ladder, written with its examples."""
+        from shellgate.replay.ladder import write
+
+        self.policy.add_prefix_rule(list(rung.pattern), Decision.ALLOW)
+        try:
+            os.makedirs(os.path.dirname(rung.target), exist_ok=True)
+            written = write(rung)
+            self._emit("amendment", file=rung.target, rule=rung.line, written=written)
+        except (RulesError, OSError) as e:
+            self._emit("amendment_failed", file=rung.target, error=str(e))
 
     def _amend(self, amendment: Sequence[str]) -> None:
         # The live policy first: the next identical command must not ask, even if the write fails

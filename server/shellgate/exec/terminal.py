@@ -2,6 +2,8 @@
 
 Keys: y (yes, once), p (yes, and don't ask again for the prefix / allow the host), a (yes for
 this session), d (no, continue / block the host), Esc or n (no, and stop). Digits pick by number.
+After p, the "don't ask again" ladder (shellgate.replay.ladder) offers the rule to write,
+Codex's proposal first and the default.
 Untrusted text (the command, the model's justification, a host) is shown escaped: no terminal
 control sequences or bidirectional overrides reach the screen.
 """
@@ -14,11 +16,14 @@ import os
 import sys
 import termios
 import tty
-from collections.abc import Iterator
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.approver import Answer, ApprovalRequest, Choice
+
+if TYPE_CHECKING:
+    from shellgate.replay.ladder import Rung
 
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
 
@@ -119,8 +124,40 @@ class TerminalApprover:
                     if choice is not None:
                         self.outfile.write(f"  -> {choice.label}\n")
                         self.outfile.flush()
+                        if (choice.decision is ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT
+                                and request.ladder is not None):  # fmt: skip
+                            return await self._climb(request.ladder, choice, fd, raw)
                         return Answer.of(choice)
                     self.outfile.write("  Not one of the choices.\n")
+
+    async def _climb(
+        self, rungs_of: Callable[[], Sequence[Rung]], choice: Choice, fd: int, raw: bool
+    ) -> Answer:
+        """The "don't ask again" ladder: which rule to write (Enter or EOF: Codex's own)."""
+        from shellgate.replay.ladder import describe
+
+        loop = asyncio.get_running_loop()
+        rungs = await loop.run_in_executor(None, rungs_of)  # reads the histories: off the loop
+        if len(rungs) <= 1:
+            return Answer.of(choice)
+        self.outfile.write("\n  Don't ask again for:\n")
+        for i, rung in enumerate(rungs, 1):
+            self.outfile.write(f"  {i}. {escape_untrusted(describe(rung))}\n")
+        while True:
+            self.outfile.write(f"  Rule to write (1-{len(rungs)}, Enter = 1): ")
+            self.outfile.flush()
+            got = await self._read(fd, raw)
+            key = "" if got is None else got.strip()
+            if raw:
+                self.outfile.write("\n")
+            if key == "" or (key.isdigit() and 1 <= int(key) <= len(rungs)):
+                rung = rungs[int(key) - 1 if key else 0]
+                if rung.kind == "codex":  # Codex's own amendment, written as Codex writes it
+                    return Answer.of(choice)
+                self.outfile.write(f"  -> {escape_untrusted(rung.line)}\n")
+                self.outfile.flush()
+                return Answer(choice.decision, choice.network_action, rung=rung)
+            self.outfile.write("  Not one of the rules.\n")
 
     async def _read(self, fd: int, raw: bool) -> str | None:
         """Read without blocking the event loop (so a timeout can cancel the question)."""

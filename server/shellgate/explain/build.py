@@ -52,8 +52,11 @@ def explain(
     cwd: str | None = None,
     rules_files: Sequence[tuple[str, str]] = (),
     project: ProjectTrust | None = None,
+    warnings: bool = True,
 ) -> Explanation:
     """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
+    `warnings=False` leaves out what goes beyond Codex, the warnings and the split difference
+    (replay decides thousands of commands and shows neither; the decision is the same).
 
     Raises ValueError for an empty argv (Codex never runs one); nothing else raises.
     """
@@ -126,8 +129,12 @@ def explain(
         warnings=(),
         rules_files=tuple(rules_files),
         project=project,
-        split_difference=None if extracted is None else _split_difference(extracted[1]),
+        split_difference=None
+        if extracted is None or not warnings
+        else _split_difference(extracted[1]),
     )
+    if not warnings:
+        return explanation
     return replace(explanation, warnings=collect_warnings(explanation, policy))
 
 

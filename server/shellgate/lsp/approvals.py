@@ -9,6 +9,8 @@ dismisses is "no"; one left unanswered times out in the orchestrator, also as "n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
@@ -19,6 +21,8 @@ from shellgate.exec.terminal import escape_untrusted
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
+
+    from shellgate.replay.ladder import Rung
 
 METHOD = "shellgate/approve"
 
@@ -123,11 +127,18 @@ class EditorApprover:
         if client_supports_approve(self.server.client_capabilities):
             params = approval_params(request, amendments_file=self.amendments_file,
                                      timeout=self.timeout)  # fmt: skip
+            rungs = await _ladder(request)
+            if len(rungs) > 1:
+                from shellgate.replay.ladder import to_json
+
+                params["ladder"] = [to_json(r) for r in rungs]
             result = await self.server.protocol.send_request_async(METHOD, params)
             picked = request.choice(str(_field(result, "choice")))
+            if picked is None:
+                return _refusal(request)
             words = _field(result, "message")
             message = words if isinstance(words, str) and words.strip() else None
-            return Answer.of(picked, message) if picked is not None else _refusal(request)
+            return _with_rung(Answer.of(picked, message), rungs, _field(result, "rung"))
         return await self._message_request(request)
 
     async def _message_request(self, request: ApprovalRequest) -> Answer:
@@ -142,6 +153,24 @@ class EditorApprover:
         title = _field(response, "title") if response is not None else None
         picked = by_title.get(title) if isinstance(title, str) else None
         return Answer.of(picked) if picked is not None else _refusal(request)
+
+
+async def _ladder(request: ApprovalRequest) -> Sequence[Rung]:
+    """The "don't ask again" ladder, read off the event loop (it reads the histories once)."""
+    if request.ladder is None:
+        return ()
+    import asyncio
+
+    return await asyncio.get_running_loop().run_in_executor(None, request.ladder)
+
+
+def _with_rung(answer: Answer, rungs: Sequence[Rung], index: object) -> Answer:
+    # Rung 0 is Codex's own amendment: written as Codex writes it, as when no rung is named.
+    if answer.decision is not ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT:
+        return answer
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 < index < len(rungs):
+        return answer
+    return replace(answer, rung=rungs[index])
 
 
 def register(server: LanguageServer) -> None:

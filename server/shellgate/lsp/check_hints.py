@@ -58,13 +58,17 @@ def register(server: ShellGateServer) -> None:
 
     @server.feature(T.TEXT_DOCUMENT_CODE_LENS)
     async def code_lenses(ls: ShellGateServer, params: T.CodeLensParams) -> list[T.CodeLens]:
+        # Each rule's coverage (lsp/coverage.py) shares the one codeLens request with these.
+        from shellgate.lsp.coverage import lenses
+
+        coverage = await lenses(ls, params.text_document.uri)
         if _client_has_inlay_hints(ls):
-            return []  # the same answer is already inline
+            return coverage  # the `# check:` answers are already inline
         enc = encoding(ls)
         analysis = await ls.session.analysis_async(params.text_document.uri)
         if analysis is None:
-            return []
-        return [
+            return coverage
+        return coverage + [
             T.CodeLens(
                 range=to_range(analysis.lines, check.span, enc),
                 command=T.Command(title=f"check: {label}", command=""),

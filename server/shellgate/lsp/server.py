@@ -29,6 +29,7 @@ FEATURES = (
     "shellgate.lsp.actions",  # quick fixes, "add a not_match example"
     "shellgate.lsp.symbols",  # the rules as an outline
     "shellgate.lsp.check_hints",  # `# check:` decisions as inlay hints or code lenses
+    "shellgate.lsp.coverage",  # each rule's past matches (code lens), notice of changed decisions
     "shellgate.lsp.explain_request",  # custom request shellgate/explain
     "shellgate.lsp.status",  # custom request shellgate/status (the editor's status bar)
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events

@@ -53,6 +53,12 @@ class Settings:
     # user opened it, so we treat it as trusted unless told otherwise.
     trust_project: bool = True
     extra_rules: tuple[Path, ...] = field(default=())
+    # Rule coverage from past commands (lsp/coverage.py): `replay.enabled` (default on) and
+    # `replay.sources` (default: every history found in the default places).
+    replay_enabled: bool = True
+    replay_sources: tuple[str, ...] | None = None
+    # The client shows `shellgate/pastDecisionsChanged` itself (VS Code): no showMessage then.
+    replay_client_notice: bool = False
 
     @staticmethod
     def from_options(options: Any) -> Settings:
@@ -84,6 +90,16 @@ class Settings:
         extra = options.get("rules")
         if isinstance(extra, list):
             changes["extra_rules"] = tuple(Path(p) for p in extra if isinstance(p, str))
+        replay = options.get("replay")
+        if isinstance(replay, dict):
+            # `sources` empty or absent: what is auto-detected (VS Code's default is []).
+            sources = replay.get("sources")
+            changes["replay_enabled"] = replay.get("enabled", True) is not False
+            changes["replay_sources"] = (
+                tuple(str(x) for x in sources) or None if isinstance(sources, list) else None
+            )
+            if "clientShowsChanges" in replay:  # only initializationOptions carry it
+                changes["replay_client_notice"] = replay["clientShowsChanges"] is True
         return replace(self, **changes)
 
 

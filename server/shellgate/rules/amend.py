@@ -68,6 +68,21 @@ def prefix_rule_line(tokens: Sequence[str]) -> str:
     return f'prefix_rule(pattern=[{pattern}], decision="allow")'
 
 
+def prefix_rule_line_with_examples(
+    tokens: Sequence[str],
+    match: Sequence[Sequence[str]] = (),
+    not_match: Sequence[Sequence[str]] = (),
+) -> str:
+    """An allow line with `match` / `not_match` examples (argvs), which Codex checks at load:
+    the "don't ask again" ladder (shellgate.replay.ladder) writes these."""
+    line = prefix_rule_line(tokens)[: -len(")")]
+    for name, examples in (("match", match), ("not_match", not_match)):
+        if examples:
+            shown = ", ".join("[" + ", ".join(json_string(t) for t in ex) + "]" for ex in examples)
+            line += f", {name}=[{shown}]"
+    return line + ")"
+
+
 def network_rule_line(
     host: str, protocol: str, decision: str, justification: str | None = None
 ) -> str:
