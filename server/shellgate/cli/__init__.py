@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("shellgate.cli.run", "run a command through rules, approval and the sandbox"),
     "serve": ("shellgate.cli.serve", "the language server over stdio"),
     "agent": ("shellgate.cli.agent", "a model-driven agent whose commands pass the chain"),
+    "mcp": ("shellgate.cli.mcp", "an MCP server (stdio) whose shell passes the chain; install"),
 }
 
 
