@@ -1,0 +1,81 @@
+"""The real `shellgate mcp` process driven by the MCP SDK's client over stdio, in a throwaway
+workspace and Codex home (no editor: XDG_RUNTIME_DIR is an empty folder of the test's)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+SHELLGATE = [sys.executable, "-m", "shellgate"]
+
+
+@dataclass
+class Elicitations:
+    """Answers elicitations from a script: each answer is (action, label index or None)."""
+
+    answers: list[tuple[str, int | None]] = field(default_factory=list)
+    asked: list[types.ElicitRequestParams] = field(default_factory=list)
+
+    async def __call__(self, ctx: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params)
+        action, index = self.answers.pop(0) if self.answers else ("cancel", None)
+        if action != "accept":
+            return types.ElicitResult(action=action)
+        labels = params.requested_schema["properties"]["decision"]["enum"]
+        return types.ElicitResult(action="accept", content={"decision": labels[index or 0]})
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    runtime = tmp / "runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    return {"XDG_RUNTIME_DIR": str(runtime), "XDG_CACHE_HOME": str(tmp / "cache"),
+            "PYTHONPATH": os.pathsep.join(sys.path)}  # fmt: skip
+
+
+def write_rules(codex_home: Path, text: str) -> None:
+    (codex_home / "rules").mkdir(parents=True, exist_ok=True)
+    (codex_home / "rules" / "default.rules").write_text(text)
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(
+    workspace: Path, codex_home: Path, *, mode: str = "legacy",
+    elicit: Callable[..., Any] | None = None, args: Sequence[str] = (),
+) -> AsyncIterator[Client]:  # fmt: skip
+    params = StdioServerParameters(
+        command=SHELLGATE[0],
+        args=[*SHELLGATE[1:], "mcp", "--workspace", str(workspace), "--codex-home",
+              str(codex_home), *args],
+        env=server_env(workspace.parent), cwd=str(workspace))  # fmt: skip
+    async with Client(params, mode=mode, elicitation_callback=elicit) as client:
+        yield client
+
+
+def text(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+def processes_with(token: str) -> list[int]:
+    """Live processes whose command line holds `token` (zombies excluded)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if token in cmdline and state != "Z" and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
