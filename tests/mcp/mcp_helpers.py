@@ -49,7 +49,7 @@ def write_rules(codex_home: Path, text: str) -> None:
 @contextlib.asynccontextmanager
 async def mcp_client(
     workspace: Path, codex_home: Path, *, mode: str = "legacy",
-    elicit: Callable[..., Any] | None = None, args: Sequence[str] = (),
+    elicit: Callable[..., Any] | None = None, args: Sequence[str] = ("--structured",),
 ) -> AsyncIterator[Client]:  # fmt: skip
     params = StdioServerParameters(
         command=SHELLGATE[0],

@@ -36,7 +36,7 @@ def home(tmp_path: Path) -> Path:
 
 
 async def test_tools_schemas_and_bad_input(workspace: Path, home: Path) -> None:
-    async with mcp_client(workspace, home) as client:
+    async with mcp_client(workspace, home, args=()) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"shell", "approve"}
         shell = tools["shell"].input_schema
@@ -75,6 +75,7 @@ async def test_tools_schemas_and_bad_input(workspace: Path, home: Path) -> None:
         # The server is still serving after all of it.
         ok = await client.call_tool("shell", {"command": ["echo", "still here"]})
         assert not ok.is_error and "still here" in text(ok)
+        assert ok.structured_content is None  # text only, unless --structured
 
 
 async def test_allowed_runs_sandboxed_forbidden_refused(
@@ -132,7 +133,7 @@ async def test_escalation_after_a_sandbox_denial(
     """on-failure: the sandbox denies, then ShellGate asks to retry without it, as Codex does."""
     elicit = Elicitations([("accept", 0), ("decline", None)])
     async with mcp_client(workspace, home, elicit=elicit,
-                          args=["--approval-policy", "on-failure"]) as client:  # fmt: skip
+                          args=["--structured", "--approval-policy", "on-failure"]) as client:  # fmt: skip
         ok = await client.call_tool("shell", {"command": f"echo x > {outside}/yes.txt"})
         assert not ok.is_error and (outside / "yes.txt").read_text() == "x\n"
         # The narrowest retry: still sandboxed, with the denied folder writable.

@@ -37,6 +37,9 @@ def _serve_parser() -> argparse.ArgumentParser:
                    help="extra rules files, loaded last")
     p.add_argument("--approval-timeout", type=float, default=300.0, metavar="SECONDS",
                    help="an unanswered question counts as denied after this (default 300)")
+    p.add_argument("--structured", action="store_true",
+                   help="add structuredContent to `shell` results (Codex and Claude Code then "
+                   "show the model that JSON instead of the text)")
     return p  # fmt: skip
 
 
@@ -78,7 +81,8 @@ def main(argv: list[str]) -> int:
 
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     serve(McpSession(workspace, codex_home, approval, SandboxMode(args.sandbox),
-                     tuple(args.rules), args.approval_timeout))  # fmt: skip
+                     tuple(args.rules), args.approval_timeout,
+                     structured=args.structured))  # fmt: skip
     return 0
 
 

@@ -172,6 +172,13 @@ def _codex_block(command: str, args: Sequence[str]) -> str:
         f"args = [{', '.join(_toml_str(a) for a in args)}]\n"
         "# ShellGate decides and asks; Codex need not ask again before each call.\n"
         'default_tools_approval_mode = "approve"\n'
+        "# Wait for ShellGate before the first turn (else `codex exec` may start without it).\n"
+        "required = true\n"
+        "startup_timeout_sec = 30\n"
+        "# A call may wait for the user's answer (300 s at most) before its command runs.\n"
+        "tool_timeout_sec = 900\n"
+        "# Codex passes servers a short list of variables; the editor's socket is found here.\n"
+        'env_vars = ["XDG_RUNTIME_DIR"]\n'
     )
 
 

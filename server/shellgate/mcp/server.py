@@ -150,7 +150,8 @@ async def shell(
     text, structured, is_error = report(call, result, approver.refusals,
                                         time.monotonic() - started)  # fmt: skip
     return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=structured, is_error=is_error)  # fmt: skip
+                          structured_content=structured if session.structured else None,
+                          is_error=is_error)  # fmt: skip
 
 
 async def approve(

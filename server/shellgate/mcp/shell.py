@@ -54,6 +54,9 @@ class McpSession:
     approval_timeout: float = 300.0
     store: ApprovalStore = field(default_factory=ApprovalStore)  # "don't ask again this session"
     probe: SandboxProbe | None = None
+    # Off by default: Codex and Claude Code show the model the structured copy (as JSON) instead
+    # of the text when there is one; the text is what a model reads best.
+    structured: bool = False
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def __post_init__(self) -> None:
