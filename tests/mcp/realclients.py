@@ -40,8 +40,10 @@ def home_dir() -> Iterator[Path]:
     shutil.rmtree(d, ignore_errors=True)
 
 
-def run_client(out: Path, standin: Sequence[str], script: object, client: str,
-               env: dict[str, str], timeout: float = 150) -> tuple[int, list[dict[str, object]]]:  # fmt: skip
+def run_client(
+    out: Path, standin: Sequence[str], script: object, client: str, env: dict[str, str],
+    timeout: float = 150,
+) -> tuple[int, list[dict[str, object]]]:  # fmt: skip
     """(the client's exit status, the model requests it made)."""
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not installed")

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import realtools
 from realclients import dump, home_dir, run_client
+
+import realtools
 
 pytestmark = pytest.mark.timeout(240)
 

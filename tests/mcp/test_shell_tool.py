@@ -132,8 +132,8 @@ async def test_escalation_after_a_sandbox_denial(
 ) -> None:
     """on-failure: the sandbox denies, then ShellGate asks to retry without it, as Codex does."""
     elicit = Elicitations([("accept", 0), ("decline", None)])
-    async with mcp_client(workspace, home, elicit=elicit,
-                          args=["--structured", "--approval-policy", "on-failure"]) as client:  # fmt: skip
+    args = ["--structured", "--approval-policy", "on-failure"]
+    async with mcp_client(workspace, home, elicit=elicit, args=args) as client:
         ok = await client.call_tool("shell", {"command": f"echo x > {outside}/yes.txt"})
         assert not ok.is_error and (outside / "yes.txt").read_text() == "x\n"
         # The narrowest retry: still sandboxed, with the denied folder writable.
