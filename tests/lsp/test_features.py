@@ -155,7 +155,7 @@ async def test_explain_request_uses_every_layer(client: LanguageClient) -> None:
     (env.home / "rules" / "user.rules").write_text(
         'prefix_rule(pattern = ["curl"], decision = "forbidden", justification = "no network")\n'
     )
-    open_doc(client, env.project / "r.rules", RULES)
+    draft = open_doc(client, env.project / "r.rules", RULES)
     result = plain(
         await client.protocol.send_request_async(
             "shellgate/explain", {"command": ["curl", "example.com"]}
@@ -165,14 +165,28 @@ async def test_explain_request_uses_every_layer(client: LanguageClient) -> None:
     assert result["decision"] == "forbidden"
     (hit,) = result["segments"][0]["matched_rules"]
     assert hit["layer"] == "user" and hit["file"].endswith("user.rules")
-    result = plain(
+    # A draft outside the layers counts only when explaining from it, and is labelled.
+    alone = plain(
         await client.protocol.send_request_async(
             "shellgate/explain", {"script": "git push origin main", "approvalPolicy": "never"}
+        )
+    )
+    assert alone["decision"] is None or alone["decision"] != "prompt"
+    assert not [w for w in alone.get("warnings", []) if w["code"] == "rules-view"]
+    result = plain(
+        await client.protocol.send_request_async(
+            "shellgate/explain",
+            {"script": "git push origin main", "approvalPolicy": "never", "uri": draft},
         )
     )
     jsonschema.validate(result, SCHEMA)
     assert result["decision"] == "prompt"
     assert result["requirement"]["type"] == "forbidden"  # prompt under `never` is refused
+    (hit,) = result["segments"][0]["matched_rules"]
+    assert hit["layer"] == "draft"
+    (note,) = [w for w in result["warnings"] if w["code"] == "rules-view"]
+    assert "Codex does not load" in note["message"]
+    assert "outside its rules folders" in note["message"]
 
 
 def plain(value: Any) -> Any:
@@ -208,10 +222,18 @@ async def test_status_request(client: LanguageClient) -> None:
     (env.project / ".codex" / "rules" / "b.rules").write_text(
         'prefix_rule(pattern = ["x"], decision = "deny")\n'
     )
-    open_doc(client, env.project / "r.rules", RULES)
+    draft = env.project / "r.rules"
+    open_doc(client, draft, RULES)
     status = plain(await client.protocol.send_request_async("shellgate/status", {}))
-    assert status["rules"] == 2 + 2  # ls, cat (user) + the open file's two rules
-    assert status["layers"] == ["user", "project", "cli"]
-    assert status["files"][0].endswith("a.rules") and status["files"][2].endswith("r.rules")
+    assert status["rules"] == 2  # ls, cat (user): the rules that run; the draft does not
+    assert status["layers"] == ["user", "project"]
+    assert status["files"][0].endswith("a.rules") and status["files"][1].endswith("b.rules")
+    assert status["drafts"] == [str(draft)] and status["unsaved"] == []
     (refused,) = status["refused"]
     assert refused["path"].endswith("b.rules") and refused["message"] == "invalid decision: deny"
+    # An unsaved edit of a layer file shows, and is not counted either.
+    layer = env.project / ".codex" / "rules" / "b.rules"
+    open_doc(client, layer, 'prefix_rule(pattern = ["x"], decision = "allow")\n')
+    status = plain(await client.protocol.send_request_async("shellgate/status", {}))
+    assert status["rules"] == 2 and status["unsaved"] == [str(layer)]
+    assert status["refused"][0]["path"] == str(layer)  # on disk it is still broken

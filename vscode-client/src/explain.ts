@@ -32,6 +32,7 @@ export interface ExplainParams {
   cwd?: string;
   approvalPolicy: string;
   sandbox: string;
+  uri?: string; // the rules document in view: a draft there is explained with it, labelled
 }
 
 export async function explain(client: LanguageClient, command: string | string[]): Promise<unknown> {
@@ -42,5 +43,7 @@ export async function explain(client: LanguageClient, command: string | string[]
     approvalPolicy: s.approvalPolicy,
     sandbox: s.sandboxMode,
   };
+  const doc = vscode.window.activeTextEditor?.document;
+  if (doc?.languageId === 'codex-rules') params.uri = doc.uri.toString();
   return client.sendRequest('shellgate/explain', params);
 }

@@ -127,7 +127,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Restart when a setting the server reads at start changes (debounced: one restart per burst).
   let timer: NodeJS.Timeout | undefined;
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(settings.SECTION)) status.render();
+    if (e.affectsConfiguration(settings.SECTION)) { status.render(); refreshStatus(); }
     if (!settings.RESTART_KEYS.some((k) => e.affectsConfiguration(k)) || !srv.current) return;
     clearTimeout(timer);
     timer = setTimeout(() => { log.info('settings changed: restarting the server'); void srv.restart(); }, 500);

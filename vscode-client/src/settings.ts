@@ -32,9 +32,9 @@ export function read(): Settings {
   };
 }
 
-// Settings whose change needs a new server process (the rest travel as didChangeConfiguration).
-export const RESTART_KEYS = ['interpreter', 'codexHome', 'approvalPolicy', 'sandboxMode', 'approvalTimeoutSeconds']
-  .map((k) => `${SECTION}.${k}`);
+// Settings whose change needs a new server process; the rest (approval policy, sandbox mode,
+// Codex home) reach the running server as workspace/didChangeConfiguration.
+export const RESTART_KEYS = ['interpreter'].map((k) => `${SECTION}.${k}`);
 
 function resolveVariables(value: string): string {
   const home = process.env.HOME ?? '';

@@ -10,6 +10,8 @@ export interface ServerStatus {
   files?: string[];
   layers?: string[];
   refused?: { path: string; line: number; column: number; message: string }[];
+  unsaved?: string[]; // layer files whose unsaved edits do not run until saved
+  drafts?: string[]; // open rules files outside every layer: Codex never loads them
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -40,18 +42,26 @@ export class StatusItem implements vscode.Disposable {
 
   render(): void {
     const s = settings.read();
-    const { rules, files = [], layers = [], refused = [] } = this.status;
+    const { rules, files = [], layers = [], refused = [], unsaved = [], drafts = [] } = this.status;
     const count = rules === undefined ? '' : ` · ${rules} rule${rules === 1 ? '' : 's'}`;
     const icon = !this.running ? '$(circle-slash)' : refused.length ? '$(warning)' : '$(shield)';
     this.item.text = `${icon} ${s.approvalPolicy} · ${s.sandboxMode}${count}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**ShellGate**: ${this.running ? 'server running' : 'server not running'}\n\n`);
     tip.appendMarkdown(`approval policy \`${s.approvalPolicy}\`, sandbox \`${s.sandboxMode}\`\n\n`);
-    if (rules !== undefined) tip.appendMarkdown(`${rules} rules from ${files.length} file${files.length === 1 ? '' : 's'}:\n\n`);
+    if (rules !== undefined) tip.appendMarkdown(`${rules} rules run, from ${files.length} file${files.length === 1 ? '' : 's'}:\n\n`);
     files.forEach((f, i) => { tip.appendMarkdown('- '); tip.appendText(`${f} [${layers[i] ?? '?'}]`); tip.appendMarkdown('\n'); });
     if (refused.length) {
       tip.appendMarkdown('\n$(warning) **Codex refuses the rules** (it would run with none of them):\n\n');
       for (const r of refused) { tip.appendMarkdown('- '); tip.appendText(`${r.path}:${r.line}:${r.column}: ${r.message}`); tip.appendMarkdown('\n'); }
+    }
+    if (unsaved.length) {
+      tip.appendMarkdown('\nUnsaved edits (commands run with the saved files):\n\n');
+      for (const f of unsaved) { tip.appendMarkdown('- '); tip.appendText(f); tip.appendMarkdown('\n'); }
+    }
+    if (drafts.length) {
+      tip.appendMarkdown('\nNot loaded by Codex (outside its rules folders):\n\n');
+      for (const f of drafts) { tip.appendMarkdown('- '); tip.appendText(f); tip.appendMarkdown('\n'); }
     }
     tip.appendMarkdown('\nClick to change the policy or the sandbox mode.');
     this.item.tooltip = tip;

@@ -67,7 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="Codex's home (default $CODEX_HOME, else ~/.codex): its rules load "
                    "first; amendments go to its rules/default.rules")
     p.add_argument("--project", metavar="DIR",
-                   help="a project you trust: its .codex/rules/*.rules load too")
+                   help="a project you trust, whatever Codex's config.toml says: its "
+                   ".codex/rules/*.rules load (default: the trusted project of --cwd, as Codex "
+                   "decides)")
     p.add_argument("--standin", metavar="SCRIPT",
                    help="no model: run the bundled stand-in server with this script on "
                    "127.0.0.1 (see examples/agent/)")
@@ -184,11 +186,12 @@ def main(argv: list[str]) -> int:
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     loaded = common.load_rules(
         PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
-        extra_rules=args.rules, consequence="nothing ran: fix the rules first",
+        cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
         status=EXIT_RULES_ERROR)
     if isinstance(loaded, int):
         return loaded
-    _, policy = loaded
+    _, policy, trust = loaded
+    common.note_ignored_project(PROG, trust)
     try:
         return asyncio.run(_run(args, " ".join(args.task), cwd, approval, policy, codex_home,
                                 standin_script))

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from shellgate.approval.context import ApprovalPolicy
     from shellgate.rules.layers import RulesLayer
     from shellgate.rules.policy import Policy
+    from shellgate.rules.trust import ProjectTrust
 
 EXIT_USAGE = 2
 
@@ -75,20 +76,35 @@ def load_rules(
     *,
     codex_home: Path | None,
     project: Path | None,
+    cwd: str,
     extra_rules: list[str],
     consequence: str,
     status: int,
-) -> tuple[tuple[RulesLayer, ...], Policy] | int:
-    """The rule layers and their merged policy (cached), or `status` after reporting the
-    broken file and `consequence` (a broken file never becomes an empty policy)."""
+) -> tuple[tuple[RulesLayer, ...], Policy, ProjectTrust] | int:
+    """The rule layers Codex would load for a session in `cwd` (trust from its config.toml;
+    `project`, from `--project`, is trusted whatever it says), their merged policy (cached) and
+    the trust that chose them; or `status` after reporting the broken file and `consequence`
+    (a broken file never becomes an empty policy, a broken config.toml never trusts)."""
     from shellgate.rules.errors import RulesError
     from shellgate.rules.layer_cache import load_layers_cached
-    from shellgate.rules.layers import discover_layers
+    from shellgate.rules.trust import ConfigError, codex_layers_for
 
     try:
-        layers = discover_layers(codex_home=codex_home, project=project, extra_rules=extra_rules)
-        return layers, load_layers_cached(layers)
+        layers, trust = codex_layers_for(
+            Path(cwd), codex_home=codex_home, project=project, extra_rules=extra_rules
+        )
+        return layers, load_layers_cached(layers), trust
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print("Codex refuses to start with this config.toml; " + consequence, file=sys.stderr)
+        return status
     except RulesError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         print(consequence, file=sys.stderr)
         return status
+
+
+def note_ignored_project(prog: str, trust: ProjectTrust) -> None:
+    """Say on stderr when the cwd's project has rules Codex would not load (untrusted)."""
+    if trust.ignored:
+        print(f"{prog}: note: {trust.describe()}", file=sys.stderr)

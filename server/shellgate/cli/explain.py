@@ -16,7 +16,7 @@ from shellgate.cli import common
 
 PROG = "shellgate explain"
 USAGE = (
-    "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] "
+    "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] [--cwd DIR] "
     "[--approval-policy POLICY] [--sandbox read-only|workspace-write|danger-full-access] "
     "[--sandbox-permissions use_default|require_escalated] [--justification TEXT] [--json] "
     "(-- CMD... | --shell SCRIPT)"
@@ -41,7 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--project", metavar="DIR",
-        help="a project you trust: its .codex/rules/*.rules load too (untrusted projects: omit)",
+        help="a project you trust, whatever Codex's config.toml says: its .codex/rules/*.rules "
+        "load (default: the project of --cwd, if Codex's config.toml trusts it)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cwd", metavar="DIR",
+        help="the session's working directory (default: the current one): its project's "
+        "trust and rules, as Codex resolves them",
     )  # fmt: skip
     p.add_argument(
         "--approval-policy", default="on-request", metavar="POLICY",
@@ -88,6 +94,9 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    cwd = common.workdir(PROG, args.cwd)
+    if isinstance(cwd, int):
+        return cwd
 
     from shellgate.approval.context import ExecContext, SandboxMode, SandboxPermissions
 
@@ -101,6 +110,7 @@ def main(argv: list[str]) -> int:
         PROG,
         codex_home=Path(os.path.abspath(args.codex_home)) if args.codex_home else None,
         project=Path(os.path.abspath(args.project)) if args.project else None,
+        cwd=cwd,
         extra_rules=args.rules,
         consequence="no decision: fix the rules (Codex would drop every rules file and decide "
         "by its heuristics alone)",
@@ -108,14 +118,14 @@ def main(argv: list[str]) -> int:
     )
     if isinstance(loaded, int):
         return loaded
-    layers, policy = loaded
+    layers, policy, trust = loaded
 
     from shellgate.explain import explain, render_text, to_json
 
     files = tuple((f, layer.name) for layer in layers for f in layer.files)
     target: list[str] | str = args.shell if args.shell is not None else command
-    explanation = explain(target, policy=policy, context=context, cwd=os.getcwd(),
-                          rules_files=files)  # fmt: skip
+    explanation = explain(target, policy=policy, context=context, cwd=cwd, rules_files=files,
+                          project=trust)  # fmt: skip
     if args.json:
         sys.stdout.write(json.dumps(to_json(explanation), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -75,7 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         "first, and amendments are appended to its rules/default.rules",
     )
     p.add_argument(
-        "--project", metavar="DIR", help="a project you trust: its .codex/rules/*.rules load too"
+        "--project", metavar="DIR",
+        help="a project you trust, whatever Codex's config.toml says: its .codex/rules/*.rules "
+        "load (default: the trusted project of --cwd, as Codex decides)",
     )
     p.add_argument(
         "--writable-root",
@@ -129,12 +131,13 @@ def main(argv: list[str]) -> int:
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     loaded = common.load_rules(
         PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
-        extra_rules=args.rules, consequence="nothing ran: fix the rules first",
+        cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
         status=EXIT_RULES_ERROR,
     )  # fmt: skip
     if isinstance(loaded, int):
         return loaded
-    _, policy = loaded
+    _, policy, trust = loaded
+    common.note_ignored_project(PROG, trust)
 
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
     from shellgate.exec.sandbox import NetworkAccess

@@ -38,6 +38,7 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
+from shellgate.rules.trust import ProjectTrust
 
 _DEFAULT_CONTEXT = ExecContext()
 
@@ -49,6 +50,7 @@ def explain(
     context: ExecContext = _DEFAULT_CONTEXT,
     cwd: str | None = None,
     rules_files: Sequence[tuple[str, str]] = (),
+    project: ProjectTrust | None = None,
 ) -> Explanation:
     """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
 
@@ -124,6 +126,7 @@ def explain(
         first_attempt=first,
         warnings=(),
         rules_files=tuple(rules_files),
+        project=project,
     )
     return replace(explanation, warnings=collect_warnings(explanation, policy))
 

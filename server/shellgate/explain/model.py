@@ -9,6 +9,7 @@ from shellgate.approval.context import ExecContext
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import ExecApprovalRequirement
 from shellgate.rules.decision import Decision
+from shellgate.rules.trust import ProjectTrust
 
 
 @dataclass(frozen=True)
@@ -99,3 +100,4 @@ class Explanation:
     first_attempt: FirstAttempt | None  # None when it never runs
     warnings: tuple[Warning, ...]
     rules_files: tuple[tuple[str, str], ...] = ()  # (path, layer) of every file loaded
+    project: ProjectTrust | None = None  # the trust that chose the project layers, if known

@@ -23,6 +23,8 @@ def render_text(ex: Explanation) -> str:
     ]
     if ctx.justification:
         rows.append(("justification", ctx.justification))
+    if ex.project is not None and (ex.project.folders or ex.project.source == "flag"):
+        rows.append(("project", ex.project.describe()))
     rows.append(("parsed as", _parsed(ex)))
     lines.extend(_pairs(rows))
     lines.append("")

@@ -6,6 +6,7 @@ from typing import Any
 
 from shellgate.approval.requirement import NeedsApproval, requirement_to_json
 from shellgate.explain.model import Explanation, RuleHit, Segment, Warning
+from shellgate.rules.trust import ProjectTrust
 
 SCHEMA_VERSION = 1
 
@@ -46,7 +47,25 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     )
     out["warnings"] = [_warning(w) for w in ex.warnings]
     out["rules_files"] = [{"path": p, "layer": layer} for p, layer in ex.rules_files]
+    out["project"] = None if ex.project is None else _project(ex.project)
     return out
+
+
+def _project(t: ProjectTrust) -> dict[str, Any]:
+    return {
+        "source": t.source,
+        "cwd": str(t.cwd),
+        "root": None if t.root is None else str(t.root),
+        "status": t.status,
+        "config": str(t.config),
+        "entry": t.entry,
+        "loads_project_rules": t.loads_project_rules,
+        "folders": [
+            {"folder": str(f.folder), "status": f.status, "entry": f.entry, "loaded": f.trusted}
+            for f in t.folders
+        ],
+        "description": t.describe(),
+    }
 
 
 def _segment(s: Segment) -> dict[str, Any]:

@@ -23,17 +23,37 @@ class LayerFile:
     layer: str  # "user", "project", "open file", ...
 
 
+# The layer name of an open `.rules` document outside every Codex layer: Codex never loads it.
+DRAFT_LAYER = "draft"
+
+
 @dataclass(frozen=True, slots=True)
 class MergedPolicy:
     policy: Policy
     files: tuple[LayerFile, ...]
     broken: tuple[tuple[LayerFile, RulesError], ...]
+    # How this view differs from what runs (the layers as saved on disk): layer files read
+    # from an editor buffer that differs from disk, and drafts outside every layer.
+    unsaved: tuple[str, ...] = ()
+    drafts: tuple[str, ...] = ()
 
     def layer_of(self, path: str) -> str | None:
         for f in self.files:
             if f.path == path:
                 return f.layer
         return None
+
+    def differences(self) -> list[str]:
+        """Sentences saying how this view differs from the rules that run (none: it is them)."""
+        notes = [
+            f"with your unsaved edits of {path} (commands run with the saved file)"
+            for path in self.unsaved
+        ]
+        notes += [
+            f"with the draft {path}, which Codex does not load: outside its rules folders"
+            for path in self.drafts
+        ]
+        return notes
 
 
 def discover_layer_files(

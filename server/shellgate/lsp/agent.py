@@ -226,7 +226,7 @@ def register(server: ShellGateServer) -> None:
         session = thread.session
         if session.running:
             raise JsonRpcInvalidRequest(f"thread {session.thread_id} is already running a task")
-        merged = await ls.session.merged_async()
+        merged = await ls.session.running_async()  # the rules on disk, never editor buffers
         if merged.broken:  # never run an agent on a half-read policy
             _, err = merged.broken[0]
             raise JsonRpcInvalidRequest(f"the rules do not load, nothing will run: {err}")

@@ -25,7 +25,7 @@ async def _labels(ls: ShellGateServer, uri: str) -> list[tuple[CheckComment, str
     analysis = await session.analysis_async(uri)
     if analysis is None or not analysis.checks:
         return []
-    merged = await session.merged_async()
+    merged = await session.merged_async(uri)
     context = context_for(session.settings)
     out = []
     for check in analysis.checks:

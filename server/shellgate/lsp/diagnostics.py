@@ -50,11 +50,13 @@ def to_lsp(
     return [_one(f, uri, lines, enc, related_ok, tags_ok) for f in [*analysis.findings, *extra]]
 
 
-async def check_expectations(ls: ShellGateServer, analysis: FileAnalysis) -> list[Finding]:
+async def check_expectations(
+    ls: ShellGateServer, uri: str, analysis: FileAnalysis
+) -> list[Finding]:
     """`# check: CMD => DECISION` against every layer merged (not just this file)."""
     if not any(c.expected is not None for c in analysis.checks):
         return []
-    merged = await ls.session.merged_async()
+    merged = await ls.session.merged_async(uri)
     context = context_for(ls.session.settings)
     return check_findings(analysis.checks, lambda command: trace(command, merged, context).decision)
 
@@ -103,7 +105,7 @@ def register(server: ShellGateServer) -> None:
         expectations = any(c.expected is not None for c in analysis.checks)
         if params.previous_result_id == rid and not expectations:  # other files may matter
             return T.UnchangedDocumentDiagnosticReport(result_id=rid)
-        extra = await check_expectations(ls, analysis)
+        extra = await check_expectations(ls, uri, analysis)
         items = to_lsp(ls, uri, analysis, extra)
         return T.FullDocumentDiagnosticReport(items=items, result_id=rid)
 
@@ -112,7 +114,7 @@ def register(server: ShellGateServer) -> None:
         analysis = await ls.session.analysis_async(uri)
         if analysis is None:
             return
-        extra = await check_expectations(ls, analysis)
+        extra = await check_expectations(ls, uri, analysis)
         doc = ls.session.open_document(uri)
         if doc is None or doc.source != analysis.text:
             return  # closed, or edited meanwhile: that edit's own push reports the new text

@@ -1,9 +1,11 @@
 """Custom request `shellgate/explain`: the explain JSON for a command, for editor commands.
 
 Params (camelCase): `command` (argv list, or a string run as `bash -lc`), or `script`; then
-optional `cwd`, `approvalPolicy` (name or {"granular": {...}}), `sandbox`. The rules are the
-merged layers the server sees (open documents included). Bad params are an InvalidParams error
-with a message for the user.
+optional `cwd`, `approvalPolicy` (name or {"granular": {...}}), `sandbox`, and `uri`: the
+document the user is looking at. The rules are the layers as typed (open buffers), plus `uri`
+when it is a draft outside every layer; how that differs from the rules that run (the saved
+layers) is a `rules-view` warning. Bad params are an InvalidParams error with a message for the
+user.
 """
 
 from __future__ import annotations
@@ -52,8 +54,14 @@ def register(server: ShellGateServer) -> None:
         except ValueError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         cwd = _field(params, "cwd")
-        merged = await ls.session.merged_async()
+        uri = _field(params, "uri")
+        merged = await ls.session.merged_async(uri if isinstance(uri, str) and uri else None)
         result = to_json(trace(command, merged, context, cwd if isinstance(cwd, str) else None))
+        for note in merged.differences():  # what is shown is not what runs: say so
+            result.setdefault("warnings", []).append(
+                {"code": "rules-view", "message": f"not what runs: {note}", "segment": None,
+                 "inner_command": None}
+            )  # fmt: skip
         for _, err in merged.broken:  # Codex would run with no rules at all: say so
             result.setdefault("warnings", []).append(
                 {

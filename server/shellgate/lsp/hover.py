@@ -15,7 +15,7 @@ from shellgate.lint.model import contains, literal, param_of
 from shellgate.lint.rule_info import ExampleOutcome, example_outcomes, example_tokens
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.convert import encoding, from_position, to_range
-from shellgate.lsp.tracing import context_for, markdown_trace, refusal_note, trace
+from shellgate.lsp.tracing import context_for, markdown_trace, refusal_note, trace, view_note
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.signature import builtin_specs
 from shellgate.rules.source import SourceSpan
@@ -30,6 +30,13 @@ def _where(rule: PrefixRule, merged: MergedPolicy) -> str:
         return "added at run time"
     layer = rule.layer or merged.layer_of(rule.span.path) or "cli"
     return f"{os.path.basename(rule.span.path)}:{rule.span.line} ({layer})"
+
+
+def _layer_label(path: str, merged: MergedPolicy) -> str:
+    if path in merged.drafts:
+        return "none: this file is not loaded by Codex (outside its rules folders)"
+    layer = merged.layer_of(path) or "none: this file is not loaded by Codex"
+    return f"{layer} (with your unsaved edits)" if path in merged.unsaved else layer
 
 
 def _outcome_row(o: ExampleOutcome, own: Sequence[PrefixRule], merged: MergedPolicy) -> str:
@@ -56,7 +63,7 @@ def rule_markdown(
         parts[0] += f"  \n({len(own)} rules: one per alternative of the first token)"
     facts = [
         f"- justification: {rule.justification}" if rule.justification else "- no justification",
-        f"- layer: {merged.layer_of(analysis.path) or 'cli'} · "
+        f"- layer: {_layer_label(analysis.path, merged)} · "
         f"{os.path.basename(analysis.path)}:{call.span.line}",
         "- matches any command that starts with these tokens (each `[a|b]` position: any one "
         "of them); the strictest matching rule of all layers wins",
@@ -67,9 +74,7 @@ def rule_markdown(
         rows = ["| example | expected | all layers decide |", "|---|---|---|"]
         rows += [_outcome_row(o, own, merged) for o in outcomes]
         parts.append("\n".join(rows))
-    note = refusal_note(merged)
-    if note:
-        parts.append(note)
+    parts += [n for n in (refusal_note(merged), view_note(merged)) if n]
     return "\n\n".join(parts)
 
 
@@ -113,7 +118,7 @@ def register(server: ShellGateServer) -> None:
 
         for check in analysis.checks:
             if check.span.line == line:
-                merged = await session.merged_async()
+                merged = await session.merged_async(params.text_document.uri)
                 ex = trace(check.command, merged, context_for(session.settings))
                 head = f"**# check:** `{check.command}`"
                 if check.expected is not None:
@@ -140,23 +145,25 @@ def register(server: ShellGateServer) -> None:
             if name in ("match", "not_match"):
                 for element in argument.elements:
                     if contains(element, line, column):
-                        text = await _example_markdown(ls, analysis, element, name)
+                        text = await _example_markdown(
+                            ls, params.text_document.uri, analysis, element, name
+                        )
                         return answer(text, element) if text else None
             break
         if call.callee != "prefix_rule":
             text = builtin_markdown(call.callee or "")
             return answer(text, call.callee_span) if text else None
-        merged = await session.merged_async()
+        merged = await session.merged_async(params.text_document.uri)
         return answer(rule_markdown(call, own, analysis, merged), call.span)
 
 
 async def _example_markdown(
-    ls: ShellGateServer, analysis: FileAnalysis, element: SourceSpan, param: str
+    ls: ShellGateServer, uri: str, analysis: FileAnalysis, element: SourceSpan, param: str
 ) -> str | None:
     tokens = example_tokens(literal(analysis.lines, element))
     if tokens is None:
         return None
-    merged = await ls.session.merged_async()
+    merged = await ls.session.merged_async(uri)
     ex = trace(list(tokens), merged, context_for(ls.session.settings))
     head = f"**{param} example** `{' '.join(quote_token(t) for t in tokens)}`"
     return head + "\n\n" + markdown_trace(ex, merged)

@@ -90,7 +90,7 @@ def register(server: ShellGateServer) -> None:
             cwd = str(ls.session.roots[0]) if ls.session.roots else os.getcwd()
         if not os.path.isdir(cwd):
             raise JsonRpcInvalidParams(f"{COMMAND}: cwd {cwd} is not a directory")
-        merged = await ls.session.merged_async()
+        merged = await ls.session.running_async()  # the rules on disk, never editor buffers
         if merged.broken:  # Codex would drop every rule: never run on a half-read policy
             _, err = merged.broken[0]
             return {"status": "forbidden", "exitCode": None, "stdout": "", "stderr": "",

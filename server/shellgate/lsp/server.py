@@ -21,6 +21,7 @@ log = logging.getLogger("shellgate.lsp")
 
 FEATURES = (
     "shellgate.lsp.lifecycle",  # initialize options, workspace roots
+    "shellgate.lsp.configuration",  # workspace/didChangeConfiguration: settings apply live
     "shellgate.lsp.watch",  # rules files on disk: client events or watchfiles
     "shellgate.lsp.diagnostics",  # pull when the client can, push otherwise
     "shellgate.lsp.hover",

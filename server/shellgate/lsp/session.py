@@ -1,5 +1,12 @@
 """The server's state: settings, analyses of open documents, and the merged Codex layers.
 
+Two views of the layers, never mixed:
+- `running()`: the layers Codex would load, as saved on disk. Whatever executes (Run Command,
+  the agent, approvals, outside agents) decides with it; editor buffers never change it.
+- `merged(uri)`: the same layers as typed (open buffers instead of their saved text), plus the
+  document `uri` when it is a draft outside every layer. Lint, hover, hints and Explain show it,
+  and say how it differs from what runs (`MergedPolicy.differences`).
+
 Analyses run on one worker thread (the event loop stays free to read the client), always on
 the latest text of a document, and are cached by document version: a burst of edits costs one
 analysis of the final text, not one per edit.
@@ -24,12 +31,15 @@ from pygls.workspace import TextDocument, Workspace
 from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file
 from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.memo import CheckMemo
-from shellgate.lint.workspace import LayerFile, MergedPolicy, discover_layer_files, merge_files
+from shellgate.lint.workspace import (
+    DRAFT_LAYER,
+    LayerFile,
+    MergedPolicy,
+    discover_layer_files,
+    merge_files,
+)
 
 log = logging.getLogger("shellgate.lsp")
-
-# Open `.rules` documents outside every Codex layer count like files given with `--rules`.
-OPEN_FILE_LAYER = "cli"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,23 +56,41 @@ class Settings:
 
     @staticmethod
     def from_options(options: Any) -> Settings:
-        base = Settings(codex_home=_default_codex_home())
+        return Settings(codex_home=_default_codex_home()).updated(options)
+
+    def updated(self, options: Any) -> Settings:
+        """These settings with the keys `options` gives replaced (the rest kept).
+
+        Keys: `codexHome`, `approvalPolicy`, `sandbox` (VS Code's `sandboxMode` too),
+        `trustProject`, `rules` (extra rules files). Raises nothing: a key of the wrong type is
+        ignored, and a bad policy or sandbox name is caught by the caller's `context_for`.
+        """
         if not isinstance(options, dict):
-            return base
+            return self
+        changes: dict[str, Any] = {}
         home = options.get("codexHome")
+        if isinstance(home, str):
+            home = home.replace("${userHome}", str(Path.home()))
+            changes["codex_home"] = Path(home).expanduser() if home else _default_codex_home()
+        policy = options.get("approvalPolicy")
+        if isinstance(policy, (str, dict)) and policy:
+            changes["approval_policy"] = policy if isinstance(policy, str) else _json(policy)
+        sandbox = options.get("sandbox", options.get("sandboxMode"))
+        if isinstance(sandbox, str) and sandbox:
+            changes["sandbox"] = sandbox
+        trust = options.get("trustProject")
+        if isinstance(trust, bool):
+            changes["trust_project"] = trust
         extra = options.get("rules")
-        return replace(
-            base,
-            codex_home=Path(home).expanduser()
-            if isinstance(home, str) and home
-            else base.codex_home,
-            approval_policy=str(options.get("approvalPolicy") or base.approval_policy),
-            sandbox=str(options.get("sandbox") or base.sandbox),
-            trust_project=bool(options.get("trustProject", True)),
-            extra_rules=tuple(Path(p) for p in extra if isinstance(p, str))
-            if isinstance(extra, list)
-            else (),
-        )
+        if isinstance(extra, list):
+            changes["extra_rules"] = tuple(Path(p) for p in extra if isinstance(p, str))
+        return replace(self, **changes)
+
+
+def _json(value: object) -> str:
+    import json
+
+    return json.dumps(value)
 
 
 def _default_codex_home() -> Path:
@@ -83,6 +111,7 @@ class Session:
         self.supports_pull = False
         self.client_watches = False
         self.watch_tasks: list[asyncio.Task[None]] = []
+        self.home_watch: asyncio.Task[None] | None = None
         self.stop = asyncio.Event()
         # Called (on the event loop) when rules on disk change: features refresh their views.
         self.listeners: list[Callable[[], None]] = []
@@ -91,7 +120,11 @@ class Session:
         self._lock = threading.Lock()
         self._analyses: dict[str, tuple[int | None, str, FileAnalysis]] = {}
         self._parsers: dict[str, tuple[ChunkedParser, CheckMemo]] = {}
-        self._merged: MergedPolicy | None = None
+        # The views as typed, by (document, every open document's version, every layer file's
+        # stamp): an edit, an opened buffer or a change on disk changes the key, even before
+        # a watcher reports it.
+        self._merged: dict[tuple[object, ...], MergedPolicy] = {}
+        self._running: tuple[tuple[tuple[str, int, int], ...], MergedPolicy] | None = None
         self._disk: dict[str, tuple[float, int, FileAnalysis]] = {}
 
     # -- documents ---------------------------------------------------------------------------
@@ -101,6 +134,9 @@ class Session:
             return None
         doc: TextDocument | None = self.workspace.text_documents.get(uri)
         return doc
+
+    def open_uris(self) -> list[str]:
+        return [] if self.workspace is None else list(self.workspace.text_documents)
 
     def analysis(self, uri: str) -> FileAnalysis | None:
         """The analysis of an open document's current text (computed here if needed)."""
@@ -122,7 +158,7 @@ class Session:
         gc.freeze()
         with self._lock:
             self._analyses[uri] = (version, text, result)
-            self._merged = None  # an open file is a layer: its rules changed
+            self._merged.clear()  # the view as typed changed (what runs did not)
         return result
 
     async def analysis_async(self, uri: str) -> FileAnalysis | None:
@@ -133,7 +169,7 @@ class Session:
         with self._lock:
             self._analyses.pop(uri, None)
             self._parsers.pop(uri, None)
-            self._merged = None
+            self._merged.clear()
 
     # -- layers ------------------------------------------------------------------------------
 
@@ -144,33 +180,64 @@ class Session:
             extra=self.settings.extra_rules,
         )
 
-    def merged(self) -> MergedPolicy:
-        """Every loaded layer plus the open `.rules` documents, merged in Codex's order."""
-        with self._lock:
-            if self._merged is not None:
-                return self._merged
+    def running(self) -> MergedPolicy:
+        """The layers Codex would load, as saved on disk: what every command run decides with."""
         files = self.layer_files()
-        known = {f.path for f in files}
-        analyses: list[tuple[LayerFile, FileAnalysis]] = []
-        for f in files:
-            uri_analysis = self._open_analysis_for(f.path)
-            analyses.append((f, uri_analysis or self._disk_analysis(f.path)))
-        if self.workspace is not None:
-            for uri in list(self.workspace.text_documents):
-                path = document_path(uri)
-                if path in known or not path.endswith(".rules"):
-                    continue
-                a = self.analysis(uri)
-                if a is not None:
-                    analyses.append((LayerFile(path, OPEN_FILE_LAYER), a))
-        merged = merge_files(analyses)
+        key = tuple(_stamp(f.path) for f in files)
         with self._lock:
-            self._merged = merged
+            if self._running is not None and self._running[0] == key:
+                return self._running[1]
+        merged = merge_files([(f, self._disk_analysis(f.path)) for f in files])
+        with self._lock:
+            self._running = (key, merged)
         return merged
 
-    async def merged_async(self) -> MergedPolicy:
+    async def running_async(self) -> MergedPolicy:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.merged)
+        return await loop.run_in_executor(self._executor, self.running)
+
+    def merged(self, uri: str | None = None) -> MergedPolicy:
+        """The layers as typed: open buffers instead of their saved text, plus the document
+        `uri` when it is a draft outside every layer (other drafts stay out: each is explained
+        against the layers plus itself)."""
+        files = self.layer_files()
+        key = (uri, self._versions(), tuple(_stamp(f.path) for f in files))
+        with self._lock:
+            cached = self._merged.get(key)
+            if cached is not None:
+                return cached
+        analyses: list[tuple[LayerFile, FileAnalysis]] = []
+        unsaved: list[str] = []
+        for f in files:
+            disk = self._disk_analysis(f.path)
+            typed = self._open_analysis_for(f.path)
+            if typed is not None and typed.text != disk.text:
+                unsaved.append(f.path)
+            analyses.append((f, typed or disk))
+        drafts: list[str] = []
+        if uri is not None:
+            path = document_path(uri)
+            if path not in {f.path for f in files} and self.open_document(uri) is not None:
+                draft = self.analysis(uri)
+                if draft is not None:
+                    analyses.append((LayerFile(path, DRAFT_LAYER), draft))
+                    drafts.append(path)
+        merged = replace(merge_files(analyses), unsaved=tuple(unsaved), drafts=tuple(drafts))
+        with self._lock:
+            if len(self._merged) > 64:  # old keys are never asked again
+                self._merged.clear()
+            self._merged[key] = merged
+        return merged
+
+    def _versions(self) -> tuple[tuple[str, int | None], ...]:
+        if self.workspace is None:
+            return ()
+        docs = self.workspace.text_documents
+        return tuple(sorted((uri, docs[uri].version) for uri in list(docs) if uri in docs))
+
+    async def merged_async(self, uri: str | None = None) -> MergedPolicy:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self.merged, uri)
 
     def _open_analysis_for(self, path: str) -> FileAnalysis | None:
         if self.workspace is None:
@@ -198,10 +265,19 @@ class Session:
     def rules_changed(self) -> None:
         """Something on disk changed: re-read the layers on the next question, tell features."""
         with self._lock:
-            self._merged = None
+            self._merged.clear()
+            self._running = None
             self.generation += 1
         for listener in self.listeners:
             try:
                 listener()
             except Exception:
                 log.exception("refresh after a rules change failed")
+
+
+def _stamp(path: str) -> tuple[str, int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, -1, -1)
+    return (path, st.st_mtime_ns, st.st_size)

@@ -46,10 +46,18 @@ def refusal_note(merged: MergedPolicy) -> str | None:
     )
 
 
+def view_note(merged: MergedPolicy) -> str | None:
+    """How these rules differ from the ones that run (the saved layers), if they do."""
+    notes = merged.differences()
+    if not notes:
+        return None
+    return "**Not what runs**: this is " + "; ".join(notes) + "."
+
+
 def markdown_trace(ex: Explanation, merged: MergedPolicy) -> str:
     parts = []
-    note = refusal_note(merged)
-    if note:
-        parts.append(note)
+    for note in (refusal_note(merged), view_note(merged)):
+        if note:
+            parts.append(note)
     parts.append("```text\n" + render_text(ex).rstrip("\n") + "\n```")
     return "\n\n".join(parts)

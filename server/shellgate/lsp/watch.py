@@ -44,10 +44,23 @@ def _watch(ls: ShellGateServer, dirs: list[Path]) -> None:
         ls.session.watch_tasks.append(asyncio.create_task(_run(ls, dirs)))
 
 
+def _watch_home(ls: ShellGateServer) -> None:
+    home = ls.session.settings.codex_home
+    if home is not None and home.is_dir():
+        ls.session.home_watch = asyncio.create_task(_run(ls, [home]))
+
+
+def rewatch_home(ls: ShellGateServer) -> None:
+    """The Codex home setting changed: watch the new one instead."""
+    if ls.session.home_watch is not None:
+        ls.session.home_watch.cancel()
+        ls.session.home_watch = None
+    _watch_home(ls)
+
+
 async def start(ls: ShellGateServer) -> None:
     session = ls.session
-    home = session.settings.codex_home
-    _watch(ls, [home] if home is not None and home.is_dir() else [])
+    _watch_home(ls)
     if session.client_watches:
         watcher = T.FileSystemWatcher(glob_pattern="**/*.rules")
         registration = T.Registration(
@@ -99,3 +112,7 @@ def stop(ls: ShellGateServer) -> None:
     for task in ls.session.watch_tasks:
         task.cancel()
     ls.session.watch_tasks.clear()
+    rewatch = ls.session.home_watch
+    if rewatch is not None:
+        rewatch.cancel()
+        ls.session.home_watch = None

@@ -1,8 +1,8 @@
 """Where Codex finds rules: its config layers' `rules/*.rules`, lowest precedence first.
 
 - user: `$CODEX_HOME/rules/*.rules` (`~/.codex` when CODEX_HOME is unset or empty);
-- project: `<project>/.codex/rules/*.rules`, only for a project the caller trusts (Codex skips
-  the layers of untrusted projects; ShellGate never guesses trust: the caller names the project);
+- project: `<folder>/.codex/rules/*.rules`, only for folders Codex trusts (`rules.trust` reads
+  Codex's config.toml and builds the layers for a cwd; here the caller names the project);
 - cli: files named on the command line (`--rules`), last, in the order given.
 
 In a folder: regular files (symlinks are skipped, as Codex's `DirEntry::file_type` does) whose
