@@ -82,6 +82,11 @@ async def test_allowed_runs_sandboxed_forbidden_refused(
     workspace: Path, home: Path, outside: Path, probe: object
 ) -> None:
     (workspace / "keep").write_text("x")
+    # A trusted project's rules load too, as in Codex.
+    (home / "config.toml").write_text(f'[projects."{workspace}"]\ntrust_level = "trusted"\n')
+    (workspace / ".codex" / "rules").mkdir(parents=True)
+    (workspace / ".codex" / "rules" / "p.rules").write_text(
+        'prefix_rule(pattern=["git", "push"], decision="forbidden", justification="no pushing")\n')
     async with mcp_client(workspace, home) as client:
         ran = await client.call_tool("shell", {
             "command": f"echo inside > in.txt; echo hi; echo x > {outside}/out.txt"})  # fmt: skip
@@ -99,6 +104,8 @@ async def test_allowed_runs_sandboxed_forbidden_refused(
         assert "use trash instead of rm" in text(refused)
         assert refused.structured_content["status"] == "forbidden"
         assert (workspace / "keep").exists()
+        push = await client.call_tool("shell", {"command": "git push origin main"})
+        assert push.is_error and "no pushing" in text(push)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 mid-call; 2026-07-28 resolver

@@ -73,16 +73,11 @@ class McpSession:
         return load_layers_cached(self.layers())
 
     def layers(self) -> tuple[Any, ...]:
-        try:
-            from shellgate.rules.trust import codex_layers_for
-        except ImportError:  # until the trust module lands: the user layer only (a project's
-            # rules load in Codex only for a trusted project, and trust is not ours to guess)
-            from shellgate.rules.layers import discover_layers
+        from shellgate.rules.trust import codex_layers_for
 
-            return discover_layers(codex_home=self.codex_home, extra_rules=self.extra_rules)
         layers, _trust = codex_layers_for(Path(self.workspace), codex_home=self.codex_home,
                                           extra_rules=self.extra_rules)  # fmt: skip
-        return tuple(layers)
+        return layers
 
     async def run(self, call: ShellCall, approver: Approver, progress: Progress | None = None,
                   policy: Policy | None = None) -> ExecResult:  # fmt: skip
