@@ -10,8 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import realtools
 
+import realtools
 from shellgate.mcp.install import InstallError, install
 
 
