@@ -7,6 +7,7 @@ import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
 import { explain, SCHEME, TraceDocuments } from './explain';
+import { registerMcpServers } from './mcp';
 import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
@@ -31,6 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void status.refresh(c);
   }));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
+  registerMcpServers(context, log);
 
   const need = async (): Promise<LanguageClient | undefined> => {
     const client = await srv.ensure();
