@@ -2,6 +2,7 @@
 // Env: CS_URL, WS (the workspace code-server opened), SHOTS (screenshots), CHROMIUM (optional).
 // Prints PASS/FAIL per check and exits 1 if any failed; a failing check saves fail-<n>.png.
 const fs = require('fs');
+const { spawn } = require('child_process');
 const path = require('path');
 const { chromium } = require('playwright-core');
 const { sel, quickOpen, command, answerInputBox, hoverOn } = require('./ui');
@@ -162,6 +163,31 @@ async function waitFor(predicate, timeoutMs, what) {
       await waitFor(async () => /\[denied/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 20000, 'the run to report a denial');
       if (fs.existsSync(path.join(WS, 'ran-denied.txt'))) throw new Error('ran-denied.txt exists: the denied command ran');
     });
+    await check('an outside agent (stand-in hook): the dialog names it, shows the trace; the answer reaches it', async () => {
+      const out = path.join(SHOTS, 'hook-answer.json');
+      const hook = spawn('python3', [process.env.HOOK_CLIENT, WS, out, 'touch from-claude.txt'],
+        { env: { ...process.env, PYTHONPATH: process.env.HOOK_PYTHONPATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      hook.stderr.on('data', (d) => { stderr += d; });
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      const title = (await page.locator(`${sel.dialog} .dialog-message-text`).innerText()).trim();
+      const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+      if (title !== 'Claude Code wants to run the following command') throw new Error(`title: ${title}`);
+      if (!text.includes('Asked by Claude Code') || !text.includes("touch from-claude.txt")) throw new Error(`dialog: ${text}`);
+      if (!/Trace: prompt by heuristics 1\. touch from-claude\.txt → prompt/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
+      await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
+      await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
+      await waitFor(async () => fs.existsSync(out) && fs.statSync(out).size > 0, 20000, `the hook's answer (${stderr})`);
+      const answer = JSON.parse(fs.readFileSync(out, 'utf8'));
+      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${stderr})`);
+      await command(page, 'ShellGate: Show Approvals');
+      const doc = page.locator(sel.activeEditorLines, { hasText: 'ShellGate approvals' });
+      await doc.first().waitFor({ timeout: 20000 });
+      const history = (await doc.first().innerText()).replace(/\s+/g, ' ');
+      if (!/Claude Code \(session e2e-session\) .*touch from-claude\.txt .*rules: prompt.* answer: accept/.test(history)) throw new Error(`history: ${history.slice(0, 300)}`);
+      return `hook got ${JSON.stringify(answer)}`;
+    });
+
     await check('Ask Agent…: approval dialog, approve, the output appears', async () => {
       await command(page, 'ShellGate: Ask Agent…');
       await answerInputBox(page, 'leave a marker file');

@@ -20,6 +20,12 @@ cp -r "$HERE/workspace" "$WORK/ws"
 export XDG_CONFIG_HOME="$WORK/xdg/config" XDG_DATA_HOME="$WORK/xdg/data" XDG_CACHE_HOME="$WORK/xdg/cache" \
   XDG_STATE_HOME="$WORK/xdg/state"
 export CODEX_HOME="$WORK/codex-home"
+# Codex itself trusts the workspace, as after answering its trust prompt: no "Codex ignores this
+# project's rules" notice covers the workbench.
+printf '[projects."%s"]\ntrust_level = "trusted"\n' "$WORK/ws" > "$CODEX_HOME/config.toml"
+# The broker's runtime folder, shared by code-server's language server and the stand-in hook
+# (short: a socket path holds 107 bytes at most).
+export XDG_RUNTIME_DIR="$(mktemp -d /tmp/sg-e2e-run.XXXXXX)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" > "$WORK/cs-config.yaml"
 cat > "$WORK/ud/User/settings.json" <<JSON
@@ -55,6 +61,7 @@ setsid "$CS" "${COMMON[@]}" --disable-telemetry --disable-update-check --disable
 CS_PID=$!
 cleanup() {
   kill -TERM -- "-$STANDIN_PID" 2>/dev/null || true
+  rm -rf "$XDG_RUNTIME_DIR"
   kill -TERM -- "-$CS_PID" 2>/dev/null || true; wait "$CS_PID" 2>/dev/null || true
   for _ in $(seq 50); do pgrep -g "$CS_PID" >/dev/null || break; sleep 0.1; done
   kill -KILL -- "-$CS_PID" 2>/dev/null || true
@@ -68,5 +75,7 @@ for _ in $(seq 100); do
 done
 
 t "playwright"
+LIBS="$(ls -d "$WORK"/exts/shellgate.shellgate-*/bundled/libs/cp3* | head -1)"
 CS_URL="http://127.0.0.1:$PORT" WS="$WORK/ws" SHOTS="$WORK/shots" CODEX_HOME="$CODEX_HOME" \
+  HOOK_CLIENT="$HERE/hook-client.py" HOOK_PYTHONPATH="$LIBS" \
   timeout 300 node "$HERE/e2e.js"

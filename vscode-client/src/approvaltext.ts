@@ -26,16 +26,31 @@ export interface ApproveParams {
   choices: ApproveChoice[];
   notes?: string[];
   timeoutSeconds?: number | null;
+  /** Set when an outside agent (Claude Code, Gemini CLI, Codex, an MCP client) asks through the broker. */
+  agent?: { id: string; name: string } | null;
+  /** Its explain trace (rules-schema/explain.schema.json). */
+  explain?: ExplainTrace | null;
 }
 
-export interface ApproveResult { choice: string }
+/** The parts of the explain JSON the dialog shows. */
+export interface ExplainTrace {
+  decision?: string;
+  decided_by?: string;
+  segments?: { command: string[]; decision: string; matched_rules?: { file?: string | null; line?: number | null; justification?: string | null }[];
+    heuristic?: { why: string } | null }[];
+  warnings?: { message: string }[];
+}
+
+export interface ApproveResult { choice: string; message?: string }
 
 // What Escape (closing the dialog) answers: the first "no" on offer.
 export const REFUSALS = ['denied', 'abort'];
 
 /** The dialog's text. Everything from the server may carry a model's words: shown literally. */
 export function renderApproval(p: ApproveParams): { title: string; detail: string } {
-  const lines: string[] = [`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`];
+  const lines: string[] = [];
+  if (p.agent) lines.push(`Asked by ${clean(p.agent.name)} (${clean(p.agent.id)}), outside the editor`);
+  lines.push(`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`);
   if (p.host) lines.push(`Host: ${clean(p.host)}`);
   if (p.reason) lines.push(`Reason: ${clean(p.reason)}`);
   if (p.retryPermission) lines.push(`The retry would get: ${clean(p.retryPermission)}`);
@@ -47,6 +62,7 @@ export function renderApproval(p: ApproveParams): { title: string; detail: strin
     lines.push(`Matched ${what} → ${r.decision}${r.source ? ` (${clean(r.source)})` : ''}` +
       `${r.justification ? `: ${clean(r.justification)}` : ''}`);
   }
+  if (p.explain) lines.push('', ...traceLines(p.explain));
   lines.push('', 'Choices:');
   for (const c of p.choices) {
     const label = clean(c.label);
@@ -55,6 +71,19 @@ export function renderApproval(p: ApproveParams): { title: string; detail: strin
   for (const n of p.notes ?? []) lines.push(`Note: ${clean(n)}`);
   if (p.timeoutSeconds) lines.push('', `Unanswered after ${Math.round(p.timeoutSeconds)} s, it counts as No.`);
   return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
+}
+
+/** The trace in a few lines: each command the script runs, its decision and what decided it. */
+export function traceLines(ex: ExplainTrace): string[] {
+  const out = [`Trace: ${clean(String(ex.decision ?? 'no decision'))} by ${clean(String(ex.decided_by ?? '?').replace(/_/g, ' '))}`];
+  for (const [i, seg] of (ex.segments ?? []).entries()) {
+    const rule = seg.matched_rules?.[0];
+    const by = rule ? `rule ${clean(String(rule.file ?? '?'))}:${rule.line ?? '?'}${rule.justification ? `: ${clean(rule.justification)}` : ''}`
+      : seg.heuristic ? `heuristics: ${clean(seg.heuristic.why)}` : 'known safe';
+    out.push(`  ${i + 1}. ${clean(join(seg.command), 200)} → ${clean(seg.decision)} (${by})`);
+  }
+  for (const w of ex.warnings ?? []) out.push(`  ! ${clean(w.message, 300)}`);
+  return out;
 }
 
 // Short button titles: a dialog's buttons share one row, and Codex's full wording (in the detail

@@ -16,5 +16,14 @@ export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel
   const picked = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...items);
   const choice = picked?.id ?? refusal?.id ?? 'denied';
   log.info(`approval ${p.id} answered: ${choice}`);
+  // An outside agent is told the person's words with "No, say what instead" (the embedded
+  // agent asks for them itself, after its turn ends).
+  if (choice === 'abort' && p.agent) {
+    const message = await vscode.window.showInputBox({
+      title: `ShellGate: tell ${p.agent.name} what to do instead`, ignoreFocusOut: true,
+      prompt: 'Sent to the agent with the refusal (Escape: refuse without words)',
+    });
+    if (message?.trim()) return { choice, message: message.trim() };
+  }
   return { choice };
 }

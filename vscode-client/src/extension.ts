@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AgentView, askAgent } from './agent';
+import { renderApprovals, type ApprovalHistory } from './approvals';
 import { askApproval, ApproveParams } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
+    (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => status.onCounts(c)),
   ]);
   server = srv;
   context.subscriptions.push(log, runOut, agent.out, status, srv.onDidChangeClient((c) => {
@@ -109,6 +111,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await srv.restart();
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+    vscode.commands.registerCommand('shellgate.showApprovals', async () => {
+      const client = await need();
+      if (!client) return;
+      const history = (await client.sendRequest('shellgate/approvals', {})) as ApprovalHistory;
+      await traces.show('ShellGate Approvals', renderApprovals(history));
+    }),
   );
 
   // The status bar's rule count follows the rules: edits, saves, files on disk, amendments.
@@ -141,6 +149,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(onOpen));
   for (const doc of vscode.workspace.textDocuments) void onOpen(doc);
+  // With a folder open the server runs, so that outside agents' hooks reach this window.
+  if (settings.read().broker && vscode.workspace.workspaceFolders?.length) { void srv.ensure(); return; }
   const inWorkspace = await vscode.workspace.findFiles('**/.codex/rules/*.rules', '**/node_modules/**', 1);
   if (inWorkspace.length > 0) void srv.ensure();
 }

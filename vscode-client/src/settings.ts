@@ -11,6 +11,7 @@ export interface Settings {
   approvalPolicy: string;
   sandboxMode: string;
   approvalTimeoutSeconds: number;
+  broker: boolean;
   agent: { modelUrl: string; model: string; wireApi: string; apiKeyEnv: string };
 }
 
@@ -23,6 +24,7 @@ export function read(): Settings {
     approvalPolicy: c.get<string>('approvalPolicy', 'on-request'),
     sandboxMode: c.get<string>('sandboxMode', 'workspace-write'),
     approvalTimeoutSeconds: c.get<number>('approvalTimeoutSeconds', 300),
+    broker: c.get<boolean>('broker.enabled', true),
     agent: {
       modelUrl: c.get<string>('agent.modelUrl', ''),
       model: c.get<string>('agent.model', ''),

@@ -12,12 +12,18 @@ export interface ServerStatus {
   refused?: { path: string; line: number; column: number; message: string }[];
   unsaved?: string[]; // layer files whose unsaved edits do not run until saved
   drafts?: string[]; // open rules files outside every layer: Codex never loads them
+  /** Per workspace folder with a .codex folder: whether Codex itself reads its rules. */
+  codexTrust?: { root: string; status: string; codexLoads: boolean; message: string }[];
+  /** Outside agents' questions queued behind the dialog on screen (also pushed as a notification). */
+  approvalsWaiting?: number;
+  approvalsShowing?: number;
 }
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('shellgate.status', vscode.StatusBarAlignment.Left, 50);
   private status: ServerStatus = {};
   private running = false;
+  private readonly told = new Set<string>(); // folders whose Codex trust note was shown
 
   constructor() {
     this.item.name = 'ShellGate';
@@ -27,6 +33,12 @@ export class StatusItem implements vscode.Disposable {
   }
 
   setRunning(running: boolean): void { this.running = running; this.render(); }
+
+  /** The server's `shellgate/status` notification: just the approval counts. */
+  onCounts(counts: { approvalsWaiting?: number; approvalsShowing?: number }): void {
+    this.status = { ...this.status, ...counts };
+    this.render();
+  }
 
   /** Asks the server what it loaded (`shellgate/status`); an older server simply has no answer. */
   async refresh(client: LanguageClient | undefined): Promise<void> {
@@ -38,14 +50,22 @@ export class StatusItem implements vscode.Disposable {
     }
     this.status = status;
     this.render();
+    for (const t of status.codexTrust ?? []) {
+      if (t.codexLoads || this.told.has(t.root)) continue;
+      this.told.add(t.root);
+      void vscode.window.showInformationMessage(
+        `ShellGate: ${t.message}. Commands run from this editor use the project's rules (the workspace is trusted here); Codex itself would not.`,
+      );
+    }
   }
 
   render(): void {
     const s = settings.read();
-    const { rules, files = [], layers = [], refused = [], unsaved = [], drafts = [] } = this.status;
+    const { rules, files = [], layers = [], refused = [], unsaved = [], drafts = [], approvalsWaiting = 0 } = this.status;
     const count = rules === undefined ? '' : ` · ${rules} rule${rules === 1 ? '' : 's'}`;
+    const waiting = approvalsWaiting > 0 ? ` · $(bell) ${approvalsWaiting} waiting` : '';
     const icon = !this.running ? '$(circle-slash)' : refused.length ? '$(warning)' : '$(shield)';
-    this.item.text = `${icon} ${s.approvalPolicy} · ${s.sandboxMode}${count}`;
+    this.item.text = `${icon} ${s.approvalPolicy} · ${s.sandboxMode}${count}${waiting}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**ShellGate**: ${this.running ? 'server running' : 'server not running'}\n\n`);
     tip.appendMarkdown(`approval policy \`${s.approvalPolicy}\`, sandbox \`${s.sandboxMode}\`\n\n`);
@@ -62,6 +82,13 @@ export class StatusItem implements vscode.Disposable {
     if (drafts.length) {
       tip.appendMarkdown('\nNot loaded by Codex (outside its rules folders):\n\n');
       for (const f of drafts) { tip.appendMarkdown('- '); tip.appendText(f); tip.appendMarkdown('\n'); }
+    }
+    if (approvalsWaiting > 0) tip.appendMarkdown(`\n${approvalsWaiting} question${approvalsWaiting === 1 ? '' : 's'} from outside agents waiting (ShellGate: Show Approvals)\n`);
+    for (const t of this.status.codexTrust ?? []) {
+      if (t.codexLoads) continue;
+      tip.appendMarkdown('\n$(info) ');
+      tip.appendText(t.message);
+      tip.appendMarkdown('\n');
     }
     tip.appendMarkdown('\nClick to change the policy or the sandbox mode.');
     this.item.tooltip = tip;

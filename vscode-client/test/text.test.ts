@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { test } from 'node:test';
+import { renderApprovals } from '../src/approvals';
 import { button, clean, renderApproval, type ApproveParams } from '../src/approvaltext';
 import { commandAt } from '../src/cursor';
 import { FIRST_LINE, isCodexRulesPath, looksLikeCodexRules } from '../src/rulesfiles';
@@ -87,6 +88,40 @@ test('the approval dialog spells out the command, the rule and the amendment', (
   assert.match(detail, /Unanswered after 300 s, it counts as No\./);
   assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(detail), 'no control characters reach the dialog');
   assert.deepEqual(params.choices.map(button), ['Yes, proceed', 'Always (add rule)', 'No', 'No, say what instead']);
+});
+
+test('an outside agent\'s question names the agent and carries the trace', () => {
+  const { title, detail } = renderApproval({
+    ...params,
+    title: 'Claude Code wants to run the following command',
+    agent: { id: 'claude-code', name: 'Claude Code' },
+    explain: {
+      decision: 'prompt', decided_by: 'rules',
+      segments: [
+        { command: ['git', 'status'], decision: 'allow', matched_rules: [{ file: '/h/rules/default.rules', line: 1, justification: 'read-only' }] },
+        { command: ['git', 'push'], decision: 'prompt', matched_rules: [], heuristic: { why: 'no rule matched' } },
+      ],
+      warnings: [{ message: '`rm` runs through \u001btimeout' }],
+    },
+  });
+  assert.equal(title, 'Claude Code wants to run the following command');
+  assert.match(detail, /^Asked by Claude Code \(claude-code\), outside the editor\n\$ bash -lc 'mkdir out'/);
+  assert.match(detail, /\nTrace: prompt by rules\n {2}1\. git status → allow \(rule \/h\/rules\/default\.rules:1: read-only\)\n {2}2\. git push → prompt \(heuristics: no rule matched\)\n {2}! `rm` runs through \uFFFDtimeout\n/);
+});
+
+test('the approvals history: newest first, who asked, what the rules said, the answer', () => {
+  const text = renderApprovals({
+    waiting: 1, showing: 1,
+    entries: [
+      { id: 'ask-1', agent: 'gemini', agentName: 'Gemini CLI', sessionId: 's1', command: ['bash', '-lc', 'git push'], cwd: '/w',
+        state: 'answered', decision: 'prompt', reason: 'publishing', answer: 'cancel', message: 'not yet', askedAt: 0, answeredAt: 2.5 },
+      { id: 'ask-2', agent: 'claude-code', agentName: 'Claude Code', command: ['make', 'x'], cwd: '/w', state: 'waiting', askedAt: 3 },
+    ],
+  });
+  assert.match(text, /^ShellGate approvals: 2 asked, 1 waiting, 1 on screen\n/);
+  assert.ok(text.indexOf('Claude Code') < text.indexOf('Gemini CLI'), 'newest first');
+  assert.match(text, /Gemini CLI \(session s1\)\n {2}\$ bash -lc 'git push'\n {2}in \/w\n {2}rules: prompt: publishing\n {2}answer: cancel after 2\.5 s: not yet\n/);
+  assert.match(text, /Claude Code\n {2}\$ make x\n {2}in \/w\n {2}rules: not decided yet\n {2}answer: waiting\n/);
 });
 
 test('explain JSON renders as the CLI lays it out', () => {

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import enum
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from shellgate.approval.review import ReviewDecision
 
@@ -67,9 +67,15 @@ class ApprovalRequest:
     host: str | None = None  # NETWORK: the blocked host
     retry_permission: str | None = None  # ESCALATION: what the retry would get
     notes: tuple[str, ...] = ()  # e.g. why the sandbox is unavailable
+    agent: str | None = None  # an outside agent asking through the broker ("claude-code")
+    explain: Mapping[str, Any] | None = None  # its explain trace (explain.schema.json)
 
     @property
     def title(self) -> str:
+        if self.agent is not None and self.kind is RequestKind.EXEC:
+            from shellgate.broker.protocol import display_name
+
+            return f"{display_name(self.agent)} wants to run the following command"
         if self.kind is RequestKind.NETWORK:
             return f'Do you want to approve network access to "{self.host}"?'
         if self.kind is RequestKind.PATCH:
@@ -84,10 +90,11 @@ class ApprovalRequest:
 class Answer:
     decision: ReviewDecision
     network_action: NetworkAction | None = None
+    message: str | None = None  # the person's words, when the front end takes them
 
     @classmethod
-    def of(cls, choice: Choice) -> Answer:
-        return cls(choice.decision, choice.network_action)
+    def of(cls, choice: Choice, message: str | None = None) -> Answer:
+        return cls(choice.decision, choice.network_action, message)
 
 
 TIMED_OUT = Answer(ReviewDecision.TIMED_OUT)

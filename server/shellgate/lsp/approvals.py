@@ -68,6 +68,19 @@ def approval_params(
         "choices": [{"id": c.id, "label": c.label, "key": c.key} for c in request.choices],
         "notes": list(request.notes),
         "timeoutSeconds": timeout,
+        **_agent(request),
+    }
+
+
+def _agent(request: ApprovalRequest) -> dict[str, Any]:
+    """An outside agent's question also names the agent and carries its explain trace."""
+    if request.agent is None:
+        return {}
+    from shellgate.broker.protocol import display_name
+
+    return {
+        "agent": {"id": request.agent, "name": display_name(request.agent)},
+        "explain": dict(request.explain) if request.explain is not None else None,
     }
 
 
@@ -112,7 +125,9 @@ class EditorApprover:
                                      timeout=self.timeout)  # fmt: skip
             result = await self.server.protocol.send_request_async(METHOD, params)
             picked = request.choice(str(_field(result, "choice")))
-            return Answer.of(picked) if picked is not None else _refusal(request)
+            words = _field(result, "message")
+            message = words if isinstance(words, str) and words.strip() else None
+            return Answer.of(picked, message) if picked is not None else _refusal(request)
         return await self._message_request(request)
 
     async def _message_request(self, request: ApprovalRequest) -> Answer:

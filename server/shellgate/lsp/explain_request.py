@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from shellgate.explain import to_json
-from shellgate.lsp.tracing import context_for, trace
+from shellgate.lsp.tracing import codex_trust_notes, context_for, trace
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -57,6 +57,12 @@ def register(server: ShellGateServer) -> None:
         uri = _field(params, "uri")
         merged = await ls.session.merged_async(uri if isinstance(uri, str) and uri else None)
         result = to_json(trace(command, merged, context, cwd if isinstance(cwd, str) else None))
+        for trust in codex_trust_notes(ls.session.settings, ls.session.roots):
+            if not trust["codexLoads"]:  # the editor uses these rules; Codex itself would not
+                result.setdefault("warnings", []).append(
+                    {"code": "codex-trust", "message": str(trust["message"]), "segment": None,
+                     "inner_command": None}
+                )  # fmt: skip
         for note in merged.differences():  # what is shown is not what runs: say so
             result.setdefault("warnings", []).append(
                 {"code": "rules-view", "message": f"not what runs: {note}", "segment": None,

@@ -15,7 +15,14 @@ from shellgate.lint.model import contains, literal, param_of
 from shellgate.lint.rule_info import ExampleOutcome, example_outcomes, example_tokens
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.convert import encoding, from_position, to_range
-from shellgate.lsp.tracing import context_for, markdown_trace, refusal_note, trace, view_note
+from shellgate.lsp.tracing import (
+    codex_trust_notes,
+    context_for,
+    markdown_trace,
+    refusal_note,
+    trace,
+    view_note,
+)
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.signature import builtin_specs
 from shellgate.rules.source import SourceSpan
@@ -53,7 +60,11 @@ def _outcome_row(o: ExampleOutcome, own: Sequence[PrefixRule], merged: MergedPol
 
 
 def rule_markdown(
-    call: Call, own: Sequence[PrefixRule], analysis: FileAnalysis, merged: MergedPolicy
+    call: Call,
+    own: Sequence[PrefixRule],
+    analysis: FileAnalysis,
+    merged: MergedPolicy,
+    codex_note: str | None = None,
 ) -> str:
     if not own:
         return f"**{call.callee}**: no rule (the file does not load; see the diagnostics)"
@@ -68,6 +79,8 @@ def rule_markdown(
         "- matches any command that starts with these tokens (each `[a|b]` position: any one "
         "of them); the strictest matching rule of all layers wins",
     ]
+    if codex_note:  # the editor runs with the project's rules; Codex itself may not
+        facts.append(f"- Codex itself: {codex_note}")
     parts.append("\n".join(facts))
     outcomes = example_outcomes(call, own, analysis.lines, merged.policy)
     if outcomes:
@@ -154,7 +167,19 @@ def register(server: ShellGateServer) -> None:
             text = builtin_markdown(call.callee or "")
             return answer(text, call.callee_span) if text else None
         merged = await session.merged_async(params.text_document.uri)
-        return answer(rule_markdown(call, own, analysis, merged), call.span)
+        note = _codex_note(ls, analysis.path, merged)
+        return answer(rule_markdown(call, own, analysis, merged, note), call.span)
+
+
+def _codex_note(ls: ShellGateServer, path: str, merged: MergedPolicy) -> str | None:
+    """When this project file's rules are ones Codex itself skips (project not trusted)."""
+    if merged.layer_of(path) != "project":
+        return None
+    roots = [r for r in ls.session.roots if path.startswith(str(r) + os.sep)]
+    for note in codex_trust_notes(ls.session.settings, roots):
+        if not note["codexLoads"]:
+            return str(note["message"])
+    return None
 
 
 async def _example_markdown(

@@ -51,7 +51,13 @@ def register(server: ShellGateServer) -> None:
     @server.feature(T.INITIALIZED)
     async def initialized(ls: ShellGateServer, params: T.InitializedParams) -> None:
         await watch.start(ls)
+        broker = getattr(ls, "shellgate_broker", None)
+        if broker is not None:  # outside agents reach this editor from now on
+            await broker.start()
 
     @server.feature(T.SHUTDOWN)
     def shutdown(ls: ShellGateServer, params: None) -> None:
         watch.stop(ls)
+        broker = getattr(ls, "shellgate_broker", None)
+        if broker is not None:
+            broker.stop()

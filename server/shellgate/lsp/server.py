@@ -32,6 +32,7 @@ FEATURES = (
     "shellgate.lsp.explain_request",  # custom request shellgate/explain
     "shellgate.lsp.status",  # custom request shellgate/status (the editor's status bar)
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events
+    "shellgate.lsp.broker",  # outside agents' hooks: the broker endpoint, shellgate/approvals
 )
 
 # Engineer D's features: editor approvals and running commands through the chain.

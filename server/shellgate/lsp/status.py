@@ -1,10 +1,14 @@
 """Custom request `shellgate/status`: what the server has loaded, for the editor's status bar.
 
 Result: `{"rules": N, "files": [paths], "layers": [layer of each file], "refused": [{"path",
-"line", "column", "message"}], "unsaved": [paths], "drafts": [paths]}`: the rules that run
-(every layer as saved on disk), the files Codex would refuse (then it runs with none of the
-rules), and what the editor shows but does not run: layer files with unsaved edits, and open
-drafts outside every layer.
+"line", "column", "message"}], "unsaved": [paths], "drafts": [paths], "approvalsWaiting": N,
+"approvalsShowing": 0|1}`: the rules that run (every layer as saved on disk), the files Codex
+would refuse (then it runs with none of the rules), what the editor shows but does not run
+(layer files with unsaved edits, open drafts outside every layer), and outside agents'
+questions queued behind the dialog on screen (also pushed as the notification
+`shellgate/status` with just those two counts, lsp/broker.py). `codexTrust`: for each workspace
+folder with a `.codex` folder, `{root, status, codexLoads, message}`: whether Codex itself reads
+its rules (its config.toml's trust; the editor runs with them either way).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shellgate.lsp.session import document_path
+from shellgate.lsp.tracing import codex_trust_notes
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -30,7 +35,11 @@ def register(server: ShellGateServer) -> None:
             for p in (document_path(u) for u in session.open_uris())
             if p.endswith(".rules") and merged.layer_of(p) is None
         ]
+        broker = getattr(ls, "shellgate_broker", None)
+        desk = broker.desk if broker is not None else None
         return {
+            "approvalsWaiting": desk.waiting if desk is not None else 0,
+            "approvalsShowing": desk.showing if desk is not None else 0,
             "rules": len(merged.policy.rules),
             "files": [f.path for f in merged.files],
             "layers": [f.layer for f in merged.files],  # of each file, in the same order
@@ -40,4 +49,5 @@ def register(server: ShellGateServer) -> None:
             ],
             "unsaved": list(typed.unsaved),
             "drafts": drafts,
+            "codexTrust": codex_trust_notes(session.settings, session.roots),
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.explain import Explanation, explain, render_text
@@ -61,3 +62,26 @@ def markdown_trace(ex: Explanation, merged: MergedPolicy) -> str:
             parts.append(note)
     parts.append("```text\n" + render_text(ex).rstrip("\n") + "\n```")
     return "\n\n".join(parts)
+
+
+def codex_trust_notes(settings: Settings, roots: Sequence[Path]) -> list[dict[str, object]]:
+    """For each workspace folder: does Codex itself read its `.codex/rules`? (The editor runs
+    with them, VS Code's workspace trust being the gate; Codex asks its own config.toml.)"""
+    from shellgate.rules.layers import default_codex_home
+    from shellgate.rules.trust import ConfigError, project_trust
+
+    home = settings.codex_home or default_codex_home()
+    notes: list[dict[str, object]] = []
+    for root in roots:
+        try:
+            trust = project_trust(root, codex_home=home)
+        except ConfigError as exc:
+            notes.append({"root": str(root), "status": "error", "codexLoads": False,
+                          "message": f"Codex would not start: {exc}"})  # fmt: skip
+            continue
+        if not trust.folders:
+            continue  # no .codex folder: nothing Codex could skip
+        notes.append({"root": str(root), "status": trust.status,
+                      "codexLoads": trust.loads_project_rules,
+                      "message": trust.describe()})  # fmt: skip
+    return notes

@@ -1,0 +1,178 @@
+"""`decide(request)`: the whole chain for an outside agent's command, with nobody asked.
+
+The rules are the ones Codex would load from disk for a session in `request.cwd` (never an
+editor buffer), cached with rules.layer_cache; the explain engine gives the decision, Codex's
+reason and amendment, and the trace. Used in-process by the hooks and by the broker endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shellgate.broker.protocol import AgentDecision, AgentRequest, ProtocolError
+
+if TYPE_CHECKING:
+    from shellgate.approval.context import ExecContext
+    from shellgate.explain.model import Explanation
+    from shellgate.rules.layers import RulesLayer
+    from shellgate.rules.policy import Policy
+
+_DECISION = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
+
+
+def decide(
+    request: AgentRequest,
+    *,
+    codex_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> AgentDecision:
+    """Raises ProtocolError for a request that cannot be decided (bad policy or sandbox name,
+    a cwd that is not a folder). Rules that do not load decide "forbidden": Codex would run
+    with none of them, and nothing may run on a half-read policy."""
+    from shellgate.approval.requirement import Forbidden, NeedsApproval, requirement_type
+    from shellgate.explain import explain, to_json
+    from shellgate.rules.errors import RulesError
+
+    if not os.path.isdir(request.cwd):
+        raise ProtocolError(f"cwd {request.cwd} is not a directory")
+    context = context_of(request)
+    try:
+        layers = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
+        policy = _policy(layers)
+    except RulesError as err:
+        why = f"the rules do not load, so nothing runs unasked: {err}"
+        return AgentDecision("forbidden", "forbidden", why, None, None, False)
+    files = tuple((path, layer.name) for layer in layers for path in layer.files)
+    ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
+                 rules_files=files)  # fmt: skip
+    req = ex.requirement
+    kind = requirement_type(req)
+    amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
+    reason: str | None = req.reason if isinstance(req, Forbidden | NeedsApproval) else None
+    return AgentDecision(
+        decision=_DECISION[kind],
+        requirement=kind,
+        reason=reason or _deciding_words(ex),
+        explain=to_json(ex),
+        amendment=amendment,
+        hidden=is_hidden(ex),
+    )
+
+
+def context_of(request: AgentRequest) -> ExecContext:
+    from shellgate.approval.context import (
+        ApprovalPolicy,
+        ExecContext,
+        SandboxMode,
+        SandboxPermissions,
+    )
+
+    try:
+        policy = ApprovalPolicy.parse(request.approval_policy)
+    except ValueError as exc:
+        raise ProtocolError(f"approval policy: {exc}") from None
+    try:
+        sandbox = SandboxMode(request.sandbox)
+        permissions = SandboxPermissions(request.sandbox_permissions)
+    except ValueError:
+        raise ProtocolError(
+            f"unknown sandbox {request.sandbox!r} or sandbox permissions "
+            f"{request.sandbox_permissions!r}"
+        ) from None
+    return ExecContext(
+        approval_policy=policy,
+        sandbox=sandbox,
+        sandbox_permissions=permissions,
+        justification=request.justification,
+    )
+
+
+_memo: dict[tuple[object, ...], Policy] = {}
+
+
+def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
+    """The layers' policy, kept in memory while no file changes (a long-lived endpoint asks
+    again and again); layer_cache keeps it across processes (a hook asks once)."""
+    from shellgate.rules.layer_cache import load_layers_cached
+
+    try:
+        stats = [
+            (path, st.st_mtime_ns, st.st_size, st.st_ino)
+            for layer in layers
+            for path in layer.files
+            for st in (os.stat(path),)
+        ]
+        key: tuple[object, ...] = (layers, *stats)
+    except OSError:
+        return load_layers_cached(layers)  # the loader reports it properly
+    policy = _memo.get(key)
+    if policy is None:
+        policy = load_layers_cached(layers)
+        _memo.clear()  # one entry per process is enough: sessions share their layers
+        _memo[key] = policy
+    return policy
+
+
+def layers_for(
+    cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
+) -> tuple[RulesLayer, ...]:
+    """The layers Codex loads for a session in `cwd`: the project's only when Codex trusts it."""
+    if _HAS_TRUST is None:
+        _find_trust()
+    if not _HAS_TRUST:  # before rules.trust lands: the git root, as a trusted project
+        from shellgate.rules.layers import discover_layers
+
+        return discover_layers(codex_home=codex_home, project=_git_root(cwd), env=env)
+    from shellgate.rules.trust import codex_layers_for  # type: ignore[import-not-found,unused-ignore]
+
+    layers: tuple[RulesLayer, ...] = codex_layers_for(cwd, codex_home=codex_home, env=env)[0]
+    return layers
+
+
+_HAS_TRUST: bool | None = None
+
+
+def _find_trust() -> None:
+    global _HAS_TRUST
+    import importlib.util
+
+    _HAS_TRUST = importlib.util.find_spec("shellgate.rules.trust") is not None
+
+
+def _git_root(cwd: Path) -> Path | None:
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+_HIDING = ("hidden-wrapper", "hidden-shell", "hidden-substitution")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "python3", "perl"})
+
+
+def is_hidden(ex: Explanation) -> bool:
+    """Bash would run a command the rules never judged: one behind a wrapper (`timeout`,
+    `time`, `env`), in `bash -c` source, in a substitution, or a here-document fed to an
+    interpreter (explain's warnings). A plain redirection hides no command."""
+    for w in ex.warnings:
+        if w.code in _HIDING:
+            return True
+        inner = w.inner_command or ("",)
+        if w.code == "hidden-heredoc" and inner[0].rsplit("/", 1)[-1] in _SHELLS:
+            return True
+    return False
+
+
+def _deciding_words(ex: Explanation) -> str | None:
+    """Why a command runs unasked (Codex gives no reason then): the rule or heuristic."""
+    for seg in ex.segments:
+        for hit in seg.rules:
+            if hit.justification:
+                return hit.justification
+    for seg in ex.segments:
+        if seg.heuristic is not None:
+            return seg.heuristic.why
+    return None

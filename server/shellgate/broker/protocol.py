@@ -1,0 +1,259 @@
+"""The broker's messages: what an outside agent's hook (or the MCP server) asks, and what it
+is answered. Newline-delimited JSON-RPC 2.0; every request's params carry `protocol`.
+
+Standard library only: the hook client imports this module, and its start-up time counts
+(so the values are NamedTuples, immutable like frozen dataclasses, without importing
+dataclasses and inspect: a fifth of a hook's start-up).
+The wire shapes are rules-schema/broker.schema.json; `*_from_json` validate what they read and
+raise ProtocolError (a ValueError) naming the field, never anything else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+PROTOCOL_VERSION = 1
+
+HELLO = "shellgate/hello"
+DECIDE = "shellgate/decide"
+ASK = "shellgate/ask"
+
+# JSON-RPC error codes: the standard ones, and one of ours for a protocol mismatch.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+PROTOCOL_MISMATCH = -32001
+
+DECISIONS = ("allow", "prompt", "forbidden")
+REQUIREMENTS = ("skip", "needs_approval", "forbidden")
+ANSWERS = (
+    "accept",
+    "acceptForSession",
+    "acceptWithExecpolicyAmendment",
+    "decline",
+    "cancel",
+    "timeout",
+)
+APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
+SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+SANDBOX_PERMISSIONS = ("use_default", "require_escalated", "with_additional_permissions")
+
+# How people know the agents; any other name is shown as given.
+DISPLAY_NAMES = {
+    "codex": "Codex",
+    "claude-code": "Claude Code",
+    "gemini": "Gemini CLI",
+    "mcp": "An MCP client",
+    "shellgate": "ShellGate's agent",
+}
+
+
+class ProtocolError(ValueError):
+    """A message that does not follow the protocol; `code` is the JSON-RPC error code."""
+
+    def __init__(self, message: str, code: int = INVALID_PARAMS) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def display_name(agent: str) -> str:
+    return DISPLAY_NAMES.get(agent, agent)
+
+
+class AgentRequest(NamedTuple):
+    """A command an agent wants to run. `command` is a script as the agent gave it (run as
+    `bash -lc SCRIPT`) or an argv."""
+
+    agent: str
+    session_id: str | None
+    cwd: str
+    command: str | tuple[str, ...]
+    justification: str | None = None
+    approval_policy: str = "on-request"
+    sandbox: str = "workspace-write"
+    sandbox_permissions: str = "use_default"
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        if isinstance(self.command, str):
+            return ("bash", "-lc", self.command)
+        return self.command
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "command": self.command if isinstance(self.command, str) else list(self.command),
+            "justification": self.justification,
+            "approvalPolicy": _policy_json(self.approval_policy),
+            "sandbox": self.sandbox,
+            "sandboxPermissions": self.sandbox_permissions,
+        }
+
+
+class AgentDecision(NamedTuple):
+    """What the rules Codex would load decide, with no person asked."""
+
+    decision: str  # allow | prompt | forbidden: what happens (after the approval policy)
+    requirement: str  # skip | needs_approval | forbidden (Codex's requirement type)
+    reason: str | None  # Codex's words, with the deciding rule's justification
+    explain: dict[str, Any] | None  # rules-schema/explain.schema.json; None: rules unreadable
+    amendment: tuple[str, ...] | None  # Codex's proposed "don't ask again" prefix
+    hidden: bool  # bash would run a command the rules never saw
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision,
+            "requirement": self.requirement,
+            "reason": self.reason,
+            "explain": self.explain,
+            "amendment": None if self.amendment is None else list(self.amendment),
+            "hidden": self.hidden,
+        }
+
+
+class AgentAnswer(NamedTuple):
+    """What the person answered (or why nobody did)."""
+
+    answer: str  # one of ANSWERS
+    message: str | None = None  # the user's words, or why it timed out / was refused
+    amendment_written: str | None = None  # the rule line appended, if any
+
+    @property
+    def approved(self) -> bool:
+        return self.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "message": self.message,
+            "amendmentWritten": self.amendment_written,
+        }
+
+
+def _policy_json(policy: str) -> Any:
+    """A granular policy travels as the object it is; the others as their names."""
+    if policy.lstrip().startswith("{"):
+        import json
+
+        return json.loads(policy)
+    return policy
+
+
+def _obj(raw: object, what: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{what} must be an object")
+    return raw
+
+
+def _str(raw: dict[str, Any], name: str, *, optional: bool = False, choices: tuple[str, ...] = ()
+         ) -> Any:  # fmt: skip
+    value = raw.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or (not optional and not value):
+        kind = "a string or null" if optional else "a non-empty string"
+        raise ProtocolError(f"`{name}` must be {kind}")
+    if choices and value not in choices:
+        raise ProtocolError(f"`{name}` must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def check_version(params: dict[str, Any]) -> None:
+    version = params.get("protocol")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(
+            f"protocol version {version!r} is not supported (this server speaks "
+            f"{PROTOCOL_VERSION})",
+            PROTOCOL_MISMATCH,
+        )
+
+
+def request_from_json(raw: object) -> AgentRequest:
+    obj = _obj(raw, "params")
+    command = obj.get("command")
+    if isinstance(command, str):
+        if not command.strip():
+            raise ProtocolError("`command` must not be empty")
+        cmd: str | tuple[str, ...] = command
+    elif isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        cmd = tuple(command)
+    else:
+        raise ProtocolError("`command` must be a non-empty string or a list of strings")
+    cwd = _str(obj, "cwd")
+    if not cwd.startswith("/"):
+        raise ProtocolError(f"`cwd` must be an absolute path (got {cwd!r})")
+    policy = obj.get("approvalPolicy", "on-request")
+    if not (isinstance(policy, str) and policy in APPROVAL_POLICIES) and not (
+        isinstance(policy, dict) and "granular" in policy
+    ):
+        raise ProtocolError(
+            f"`approvalPolicy` must be one of {', '.join(APPROVAL_POLICIES)} or "
+            f'{{"granular": {{...}}}} (got {policy!r})'
+        )
+    return AgentRequest(
+        agent=_str(obj, "agent"),
+        session_id=_str(obj, "sessionId", optional=True),
+        cwd=cwd,
+        command=cmd,
+        justification=_str(obj, "justification", optional=True),
+        approval_policy=policy if isinstance(policy, str) else _granular(policy),
+        sandbox=_choice(obj, "sandbox", SANDBOXES, "workspace-write"),
+        sandbox_permissions=_choice(obj, "sandboxPermissions", SANDBOX_PERMISSIONS, "use_default"),
+    )
+
+
+def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: str) -> str:
+    if obj.get(name) is None:
+        return default
+    value: str = _str(obj, name, choices=choices)
+    return value
+
+
+def _granular(policy: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(policy, sort_keys=True)  # ApprovalPolicy.parse reads the JSON text
+
+
+def decision_from_json(raw: object) -> AgentDecision:
+    obj = _obj(raw, "result")
+    explain = obj.get("explain")
+    if explain is not None and not isinstance(explain, dict):
+        raise ProtocolError("`explain` must be an object or null")
+    amendment = obj.get("amendment")
+    if amendment is not None and not (
+        isinstance(amendment, list) and all(isinstance(w, str) for w in amendment)
+    ):
+        raise ProtocolError("`amendment` must be a list of strings or null")
+    hidden = obj.get("hidden")
+    if not isinstance(hidden, bool):
+        raise ProtocolError("`hidden` must be a boolean")
+    return AgentDecision(
+        decision=_str(obj, "decision", choices=DECISIONS),
+        requirement=_str(obj, "requirement", choices=REQUIREMENTS),
+        reason=_str(obj, "reason", optional=True),
+        explain=explain,
+        amendment=None if amendment is None else tuple(amendment),
+        hidden=hidden,
+    )
+
+
+def answer_from_json(raw: object) -> AgentAnswer:
+    obj = _obj(raw, "result")
+    return AgentAnswer(
+        answer=_str(obj, "answer", choices=ANSWERS),
+        message=_str(obj, "message", optional=True),
+        amendment_written=_str(obj, "amendmentWritten", optional=True),
+    )
+
+
+def ask_timeout(params: dict[str, Any]) -> float:
+    """`timeoutSeconds` of an ask: how long the person has before it counts as no."""
+    value = params.get("timeoutSeconds")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
+        raise ProtocolError("`timeoutSeconds` must be a number of seconds in (0, 86400]")
+    return float(value)
