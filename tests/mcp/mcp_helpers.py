@@ -34,9 +34,10 @@ class Elicitations:
         return types.ElicitResult(action="accept", content={"decision": labels[index or 0]})
 
 
-def server_env(tmp: Path) -> dict[str, str]:
-    runtime = tmp / "runtime"
-    runtime.mkdir(mode=0o700, exist_ok=True)
+def server_env(tmp: Path, runtime: Path | None = None) -> dict[str, str]:
+    if runtime is None:  # a private, empty runtime folder: no editor to be found
+        runtime = tmp / "runtime"
+        runtime.mkdir(mode=0o700, exist_ok=True)
     return {"XDG_RUNTIME_DIR": str(runtime), "XDG_CACHE_HOME": str(tmp / "cache"),
             "PYTHONPATH": os.pathsep.join(sys.path)}  # fmt: skip
 
@@ -50,12 +51,13 @@ def write_rules(codex_home: Path, text: str) -> None:
 async def mcp_client(
     workspace: Path, codex_home: Path, *, mode: str = "legacy",
     elicit: Callable[..., Any] | None = None, args: Sequence[str] = ("--structured",),
+    runtime: Path | None = None,
 ) -> AsyncIterator[Client]:  # fmt: skip
     params = StdioServerParameters(
         command=SHELLGATE[0],
         args=[*SHELLGATE[1:], "mcp", "--workspace", str(workspace), "--codex-home",
               str(codex_home), *args],
-        env=server_env(workspace.parent), cwd=str(workspace))  # fmt: skip
+        env=server_env(workspace.parent, runtime), cwd=str(workspace))  # fmt: skip
     async with Client(params, mode=mode, elicitation_callback=elicit) as client:
         yield client
 

@@ -152,7 +152,11 @@ class CallApprover:
                 timeout=self.editor_timeout)  # fmt: skip
             if answer is not None:
                 self.answered_by.append("editor")
-                return answer
+                reply, message = answer
+                if not reply.decision.approves:
+                    self.refusals.append(
+                        f"the user answered in the editor: {message or reply.decision.value}")
+                return reply
         if self.elicit is not None:
             return await self._elicit_now(request, self.elicit)
         if self.answered is not None:
