@@ -3,19 +3,60 @@ workspace and Codex home (no editor: XDG_RUNTIME_DIR is an empty folder of the t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+from lsprotocol import types as T
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from pytest_lsp import LanguageClient
+
+from shellgate.broker.discovery import find_server
 
 SHELLGATE = [sys.executable, "-m", "shellgate"]
+# One private runtime folder for the editors (language servers) of these tests and their peers.
+RUNTIME = Path(tempfile.mkdtemp(prefix="sgmcp-", dir="/tmp"))
+SERVER = [sys.executable, "-m", "shellgate", "serve"]
+
+
+def _plain(obj: Any) -> Any:
+    if hasattr(obj, "_asdict"):
+        return {k: _plain(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+async def open_editor(client: LanguageClient, workspace: Path, home: Path,
+                       answers: list[dict[str, str]]) -> list[dict[str, Any]]:  # fmt: skip
+    asked: list[dict[str, Any]] = []
+
+    @client.feature("shellgate/approve")
+    def approve(params: Any) -> dict[str, str]:
+        asked.append(_plain(params))
+        return answers.pop(0)
+
+    await client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(experimental={"shellgate": {"approve": True}}),
+        workspace_folders=[T.WorkspaceFolder(workspace.as_uri(), "ws")],
+        initialization_options={"codexHome": str(home)}))  # fmt: skip
+    os.environ["XDG_RUNTIME_DIR"] = str(RUNTIME)
+    for _ in range(100):  # the broker starts on `initialized`
+        if find_server(str(workspace)) is not None:
+            return asked
+        await asyncio.sleep(0.05)
+    raise AssertionError("the editor never registered its broker")
+
 
 
 @dataclass

@@ -4,66 +4,16 @@ editor holds the folder, the client's elicitation is never used."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
-import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import pytest_lsp
-from lsprotocol import types as T
-from mcp_helpers import Elicitations, mcp_client, text, write_rules
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from shellgate.broker.discovery import find_server
+from mcp_helpers import RUNTIME, Elicitations, mcp_client, open_editor, text, write_rules
+from pytest_lsp import LanguageClient
 
 pytestmark = pytest.mark.timeout(180)
 
-RUNTIME = Path(tempfile.mkdtemp(prefix="sgmcp-", dir="/tmp"))
-SERVER = [sys.executable, "-m", "shellgate", "serve"]
 RULES = 'prefix_rule(pattern=["touch"], decision="prompt", justification="new files need a look")\n'
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(
-    server_command=SERVER, server_env={**os.environ, "XDG_RUNTIME_DIR": str(RUNTIME)}))  # fmt: skip
-async def editor(lsp_client: LanguageClient) -> AsyncIterator[None]:  # the test gets the client
-    yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 20)
-
-
-def _plain(obj: Any) -> Any:
-    if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
-    return obj
-
-
-async def _open_editor(client: LanguageClient, workspace: Path, home: Path,
-                       answers: list[dict[str, str]]) -> list[dict[str, Any]]:  # fmt: skip
-    asked: list[dict[str, Any]] = []
-
-    @client.feature("shellgate/approve")
-    def approve(params: Any) -> dict[str, str]:
-        asked.append(_plain(params))
-        return answers.pop(0)
-
-    await client.initialize_session(T.InitializeParams(
-        capabilities=T.ClientCapabilities(experimental={"shellgate": {"approve": True}}),
-        workspace_folders=[T.WorkspaceFolder(workspace.as_uri(), "ws")],
-        initialization_options={"codexHome": str(home)}))  # fmt: skip
-    os.environ["XDG_RUNTIME_DIR"] = str(RUNTIME)
-    for _ in range(100):  # the broker starts on `initialized`
-        if find_server(str(workspace)) is not None:
-            return asked
-        await asyncio.sleep(0.05)
-    raise AssertionError("the editor never registered its broker")
 
 
 @pytest.fixture
@@ -80,7 +30,7 @@ async def test_shell_approvals_come_from_the_editor(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(RUNTIME))
     answers = [{"choice": "approved"}, {"choice": "denied"},
                {"choice": "approved_execpolicy_amendment"}]  # fmt: skip
-    asked = await _open_editor(editor, workspace, home, answers)
+    asked = await open_editor(editor, workspace, home, answers)
     elicit = Elicitations([("accept", 0)] * 5)
     args = ["--approval-policy", "untrusted"]
     async with mcp_client(workspace, home, elicit=elicit, runtime=RUNTIME, args=args) as mcp:
@@ -110,7 +60,7 @@ async def test_the_approve_tool_asks_the_editor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(RUNTIME))
-    asked = await _open_editor(editor, workspace, home, [
+    asked = await open_editor(editor, workspace, home, [
         {"choice": "approved"}, {"choice": "abort", "message": "use a branch"}])  # fmt: skip
     async with mcp_client(workspace, home, runtime=RUNTIME) as mcp:
         tool_input = {"command": "touch x.txt", "description": "make a file"}

@@ -6,6 +6,7 @@ editor open denies it, with the reason."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_helpers import RUNTIME, open_editor
+from pytest_lsp import LanguageClient
 from realclients import dump, home_dir, run_client
 
 import realtools
@@ -41,16 +44,57 @@ def _tool_results(requests: list[dict[str, object]]) -> list[str]:
     return out
 
 
+def _claude_command(claude: Path, ws: Path) -> str:
+    return (
+        f'cd "{ws}" && ANTHROPIC_API_KEY=dummy ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" '
+        "DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 "
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
+        f"timeout 120 {claude} -p 'run it' --output-format stream-json --verbose "
+        "--permission-prompt-tool mcp__shellgate__approve"
+    )
+
+
+def _install(home: Path, env: dict[str, str]) -> None:
+    installed = subprocess.run(
+        [sys.executable, "-m", "shellgate", "mcp", "install", "claude-code"],
+        capture_output=True, text=True, check=True, env={**os.environ, **env})  # fmt: skip
+    assert "mcp__shellgate__shell" in installed.stdout
+
+
+async def test_claude_code_permission_prompt_answered_in_the_editor(
+    editor: LanguageClient, scratch: Path
+) -> None:
+    """`claude -p`'s Bash permission prompt, routed to the approve tool, answered in the editor:
+    yes runs the command, no refuses it with the person's words."""
+    claude = realtools.claude()
+    home, ws = scratch / "home", scratch / "ws"
+    home.mkdir()
+    ws.mkdir()
+    env = {"HOME": str(home), "CODEX_HOME": str(scratch / "codex-home"),
+           "XDG_RUNTIME_DIR": str(RUNTIME)}  # fmt: skip
+    _install(home, env)
+    asked = await open_editor(editor, ws, scratch / "codex-home", [
+        {"choice": "approved"}, {"choice": "abort", "message": "not that file"}])  # fmt: skip
+    script = [
+        {"tool_use": [{"name": "Bash", "input": {"command": "touch yes.txt"}}]},
+        {"tool_use": [{"name": "Bash", "input": {"command": "touch no.txt"}}]},
+        {"text": "done"},
+    ]
+    rc, requests = await asyncio.to_thread(
+        run_client, scratch / "run", STANDIN, script, _claude_command(claude, ws), env)
+    assert rc == 0, dump(scratch / "run")
+    assert len(asked) == 2 and all(a["agent"]["id"] == "claude-code" for a in asked)
+    assert (ws / "yes.txt").exists() and not (ws / "no.txt").exists()
+    assert any("not that file" in r for r in _tool_results(requests))
+
+
 def test_claude_code_shell_and_permission_prompt(scratch: Path, probe: object) -> None:
     claude = realtools.claude()
     home, ws = scratch / "home", scratch / "ws"
     home.mkdir()
     ws.mkdir()
     env = {"HOME": str(home), "CODEX_HOME": str(scratch / "codex-home")}
-    installed = subprocess.run(
-        [sys.executable, "-m", "shellgate", "mcp", "install", "claude-code"],
-        capture_output=True, text=True, check=True, env={**os.environ, **env})  # fmt: skip
-    assert "mcp__shellgate__shell" in installed.stdout
+    _install(home, env)
     script = [
         {"tool_use": [{"name": "mcp__shellgate__shell",
                        "input": {"command": "echo via-claude > out.txt; cat out.txt"}}]},
@@ -58,14 +102,7 @@ def test_claude_code_shell_and_permission_prompt(scratch: Path, probe: object) -
                                                  "description": "make a file"}}]},
         {"text": "done"},
     ]  # fmt: skip
-    client = (
-        f'cd "{ws}" && ANTHROPIC_API_KEY=dummy ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" '
-        "DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 "
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
-        f"timeout 120 {claude} -p 'run it' --output-format stream-json --verbose "
-        "--permission-prompt-tool mcp__shellgate__approve"
-    )
-    rc, requests = run_client(scratch / "run", STANDIN, script, client, env)
+    rc, requests = run_client(scratch / "run", STANDIN, script, _claude_command(claude, ws), env)
     out = scratch / "run"
     assert rc == 0, dump(out)
     results = _tool_results(requests)
