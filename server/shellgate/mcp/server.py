@@ -87,7 +87,7 @@ class _Answered:
 # The resolvers (protocol 2026-07-28): `_first_question` works out what the orchestrator will
 # ask, `_ask` puts it to the client before anything runs (the SDK makes it an InputRequiredResult
 # round trip), `_answered` hands the outcome on with the question it answers.
-def _first_question(command: Any, workdir: str | None, timeout_ms: int | None,
+async def _first_question(command: Any, workdir: str | None, timeout_ms: int | None,
                     justification: str | None, sandbox_permissions: str,
                     ctx: Context) -> Any:  # fmt: skip
     session = _session(ctx)
@@ -103,11 +103,11 @@ def _first_question(command: Any, workdir: str | None, timeout_ms: int | None,
     return _Asked(question, Elicit(question.message, question.model()))
 
 
-def _ask(question: Annotated[Any, Resolve(_first_question)]) -> Any:
+async def _ask(question: Annotated[Any, Resolve(_first_question)]) -> Any:
     return question.elicit if isinstance(question, _Asked) else None
 
 
-def _answered(
+async def _answered(
     asked: Annotated[ElicitationResult[Any], Resolve(_ask)],
     question: Annotated[Any, Resolve(_first_question)],
 ) -> Any:
