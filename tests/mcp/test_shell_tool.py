@@ -106,6 +106,16 @@ async def test_allowed_runs_sandboxed_forbidden_refused(
         assert (workspace / "keep").exists()
         push = await client.call_tool("shell", {"command": "git push origin main"})
         assert push.is_error and "no pushing" in text(push)
+        # Needs approval, no editor, a client without elicitation: refused, saying why.
+        nobody = await client.call_tool("shell", {"command": "touch asked.txt"})
+        assert nobody.is_error and "nobody could be asked" in text(nobody)
+        assert not (workspace / "asked.txt").exists()
+        # A broken rules file refuses everything, with its file, line and column.
+        (home / "rules" / "default.rules").write_text('prefix_rule(pattern=["ls"], decision=)\n')
+        broken = await client.call_tool("shell", {"command": "echo hi > b.txt"})
+        assert broken.is_error and "the rules cannot be read" in text(broken)
+        assert f"{home}/rules/default.rules:1:" in text(broken), text(broken)
+        assert not (workspace / "b.txt").exists()
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 mid-call; 2026-07-28 resolver
