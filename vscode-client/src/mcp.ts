@@ -1,6 +1,7 @@
 // Registers `shellgate mcp` with VS Code's MCP server definition API (VS Code 1.101 and later),
 // so an editor agent runs its commands through ShellGate's shell and its approvals come to the
-// same dialog. Older VS Code (1.100) has no such API: nothing is registered, nothing else changes.
+// same dialog. Older VS Code has no such API, or (1.100) a preview that refuses us: nothing is
+// registered, nothing else changes.
 import * as vscode from 'vscode';
 import { resolveInterpreter } from './interpreter';
 import { MCP_PROVIDER_ID, mcpServerSpecs } from './mcpdefs';
@@ -38,8 +39,18 @@ export function registerMcpServers(context: vscode.ExtensionContext, log: vscode
       });
     },
   };
+  let registration: vscode.Disposable;
+  try {
+    registration = register.call(api.lm, MCP_PROVIDER_ID, provider);
+  } catch (e) {
+    // VS Code 1.100 has a preview of the API that wants another manifest key and throws: the
+    // rest of the extension must not go down with it.
+    changed.dispose();
+    log.info(`MCP: this VS Code refused the MCP server definition provider (${String(e)}); \`shellgate mcp\` not offered`);
+    return;
+  }
   context.subscriptions.push(
-    register.call(api.lm, MCP_PROVIDER_ID, provider),
+    registration,
     changed,
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     vscode.workspace.onDidChangeConfiguration((e) => {
