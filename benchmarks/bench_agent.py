@@ -63,17 +63,21 @@ class TimedClient(ChatClient):
             self.model_seconds += time.perf_counter() - t1 - build
 
 
-def make_session(tmp: Path, script: list[dict], policy: str = "never",
-                 transcript: bool = True) -> tuple[AgentSession, TimedClient, StandIn]:
+def make_session(
+    tmp: Path, script: list[dict], policy: str = "never", transcript: bool = True
+) -> tuple[AgentSession, TimedClient, StandIn]:
     ws = tmp / "ws"
     ws.mkdir(exist_ok=True)
     rules = tmp / "bench.rules"
     rules.write_text(RULES)
     orchestrator = Orchestrator(
-        policy=load_policy([str(rules)]), approver=AutomaticApprover(),
-        context=ExecContext(approval_policy=ApprovalPolicy.parse(policy),
-                            sandbox=SandboxMode.WORKSPACE_WRITE),
-        codex_home=str(tmp / "codex-home"))
+        policy=load_policy([str(rules)]),
+        approver=AutomaticApprover(),
+        context=ExecContext(
+            approval_policy=ApprovalPolicy.parse(policy), sandbox=SandboxMode.WORKSPACE_WRITE
+        ),
+        codex_home=str(tmp / "codex-home"),
+    )
     standin = StandIn(script)
     standin.start()
     config = AgentConfig(model_url=standin.url, model="stand-in", max_turns=len(script) + 1)
@@ -125,8 +129,11 @@ def _pids(marker: str, *, running: bool = False) -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            hit = cmdline.startswith(marker.encode() + b"\0") if running else \
-                marker.encode() in cmdline
+            hit = (
+                cmdline.startswith(marker.encode() + b"\0")
+                if running
+                else marker.encode() in cmdline
+            )
             if hit:
                 found.append(int(entry.name))
     return found
@@ -134,8 +141,9 @@ def _pids(marker: str, *, running: bool = False) -> list[int]:
 
 async def cancel_stream() -> float:
     with tempfile.TemporaryDirectory() as d:
-        session, client, standin = make_session(Path(d), [{"text": "x", "stall_ms": 20000}],
-                                                transcript=False)
+        session, client, standin = make_session(
+            Path(d), [{"text": "x", "stall_ms": 20000}], transcript=False
+        )
         turn = asyncio.ensure_future(session.run_turn("wait"))
         while not standin.requests:
             await asyncio.sleep(0.005)
@@ -157,7 +165,8 @@ async def cancel_process(n: int) -> float:
     marker = f"sg-bench-{n}-{time.monotonic_ns()}"
     with tempfile.TemporaryDirectory() as d:
         session, client, standin = make_session(
-            Path(d), [call(f"exec -a {marker} sleep 30"), {"text": "never"}], transcript=False)
+            Path(d), [call(f"exec -a {marker} sleep 30"), {"text": "never"}], transcript=False
+        )
         turn = asyncio.ensure_future(session.run_turn("sleep"))
         while not _pids(marker, running=True):  # the command itself runs in the sandbox
             await asyncio.sleep(0.005)
@@ -179,27 +188,37 @@ def verdict(value: float, target: float) -> str:
 
 async def main_async(args: argparse.Namespace) -> int:
     probe = probe_sandbox()
-    print(f"Python {sys.version.split()[0]}; sandbox: "
-          f"{'bubblewrap ' + str(probe.bwrap) if probe.ok else 'unavailable: ' + probe.reason}")
+    print(
+        f"Python {sys.version.split()[0]}; sandbox: "
+        f"{'bubblewrap ' + str(probe.bwrap) if probe.ok else 'unavailable: ' + probe.reason}"
+    )
     await overhead(10, "rm -rf x")  # warm-up: imports, first connection
     own, _, model = await overhead(args.calls, "rm -rf x")
-    print(f"overhead per tool call (forbidden by a rule, {args.calls} calls, one per model "
-          f"answer): {own:.2f} ms [target <= 5 ms: {verdict(own, 5)}]; model HTTP "
-          f"{model:.2f} ms per call")
+    print(
+        f"overhead per tool call (forbidden by a rule, {args.calls} calls, one per model "
+        f"answer): {own:.2f} ms [target <= 5 ms: {verdict(own, 5)}]; model HTTP "
+        f"{model:.2f} ms per call"
+    )
     if probe.ok:
         own_ran, command, _ = await overhead(max(args.calls // 4, 10), "true")
-        print(f"overhead per tool call (`true` run in the sandbox): {own_ran:.2f} ms beyond "
-              f"the orchestrated command's {command:.1f} ms (decision, sandbox launch, "
-              "bash -lc)")
+        print(
+            f"overhead per tool call (`true` run in the sandbox): {own_ran:.2f} ms beyond "
+            f"the orchestrated command's {command:.1f} ms (decision, sandbox launch, "
+            "bash -lc)"
+        )
     streams = [await cancel_stream() for _ in range(args.cancels)]
-    print(f"cancel -> model stream closed (server saw the disconnect), {args.cancels} runs: "
-          f"median {statistics.median(streams):.1f} ms, max {max(streams):.1f} ms "
-          f"[target <= 200 ms: {verdict(max(streams), 200)}]")
+    print(
+        f"cancel -> model stream closed (server saw the disconnect), {args.cancels} runs: "
+        f"median {statistics.median(streams):.1f} ms, max {max(streams):.1f} ms "
+        f"[target <= 200 ms: {verdict(max(streams), 200)}]"
+    )
     if probe.ok:
         procs = [await cancel_process(i) for i in range(args.cancels)]
-        print(f"cancel -> turn ended and no sandboxed process left, {args.cancels} runs: "
-              f"median {statistics.median(procs):.1f} ms, max {max(procs):.1f} ms "
-              f"[target <= 200 ms: {verdict(max(procs), 200)}]")
+        print(
+            f"cancel -> turn ended and no sandboxed process left, {args.cancels} runs: "
+            f"median {statistics.median(procs):.1f} ms, max {max(procs):.1f} ms "
+            f"[target <= 200 ms: {verdict(max(procs), 200)}]"
+        )
     else:
         print("cancel -> no process left: skipped (no sandbox on this machine)")
     return 0

@@ -7,8 +7,9 @@ Prints
   2. whole-process `shellgate explain` time for one command (median ms), with no rules and with
      the 10 000-rule file;
   3. what importing the shell parser costs on that path (`-X importtime`). ShellGate parses
-     scripts with tree-sitter-bash, the grammar Codex uses; bashlex, which issue 3 named, is no
-     longer on the path (see docs/shell.md), so its import is measured only when installed.
+     scripts with tree-sitter-bash, the grammar Codex uses; bashlex (bash's own grammar, the
+     cross-check of long-lived processes: docs/shell.md) must not be on this one-shot path
+     ("none"), and `--bash-cross-check` shows what turning it on costs.
 
 Usage: .venv/bin/python benchmarks/bench_explain.py [--runs 3000] [--process-runs 15]
 """
@@ -139,6 +140,10 @@ def main() -> int:
             (
                 "... --rules <10k rules> --shell <5 seg.>",
                 [*base, "--rules", str(rules), "--shell", SCRIPT],
+            ),
+            (
+                "... --bash-cross-check --shell <5 seg.>",
+                [*base, "--bash-cross-check", "--shell", SCRIPT],
             ),
         ):
             print(f"  {label:<40}{_process_ms(cmd, env, runs):7.1f} ms")

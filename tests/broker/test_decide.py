@@ -36,6 +36,9 @@ def test_hidden_is_a_command_the_rules_never_judged(world: World) -> None:
     assert decide(world.request("bash <<EOF\nrm -rf x\nEOF")).hidden
     assert not decide(world.request("ls > listing.txt")).hidden  # a redirection hides nothing
     assert not decide(world.request("git status && git push")).hidden
+    # Codex's split hides what bash runs: `time` is a keyword, `rm` is glued onto `head`
+    assert decide(world.request("time -p rm -rf build")).hidden
+    assert decide(world.request("git status | cat | head\nrm -rf x && true")).hidden
 
 
 def test_the_rules_come_from_disk_and_changes_are_seen_at_once(world: World) -> None:

@@ -179,3 +179,59 @@ def test_a_path_spelling_the_rules_do_not_see_is_named(tmp_path: Path) -> None:
     (warning,) = [w for w in ex.warnings if w.code == "path-spelling"]
     assert "`/tmp/evil/git` is not `git`" in warning.message
     assert warning.inner_command == ("git", "push")
+
+
+SPLIT_RULES = """\
+prefix_rule(pattern=["git", "status"], decision="allow")
+prefix_rule(pattern=["cat"], decision="allow")
+prefix_rule(pattern=["head"], decision="allow")
+prefix_rule(pattern=["true"], decision="allow")
+prefix_rule(pattern=["time"], decision="allow")
+"""
+
+
+@pytest.fixture
+def allow_head(tmp_path: Path) -> Policy:
+    (tmp_path / "home").mkdir()
+    rules = tmp_path / "allow.rules"
+    rules.write_text(SPLIT_RULES, encoding="utf-8")
+    return load_layers(discover_layers(codex_home=tmp_path / "home", extra_rules=[str(rules)]))
+
+
+def test_a_script_codex_splits_but_bash_runs_otherwise_says_both(allow_head: Policy) -> None:
+    # Codex's rules would allow `head rm -rf x` (a rule for `head`); bash runs `rm -rf x`
+    ex = explain("git status | cat | head\nrm -rf x && true", policy=allow_head)
+    assert ex.parse is Parse.WHOLE
+    diff = ex.split_difference
+    assert diff is not None and "glues the next line onto `head`" in diff.why
+    assert diff.codex == (("git", "status"), ("cat",), ("head", "rm", "-rf", "x"), ("true",))
+    assert diff.bash == ("git status", "cat", "head", "rm -rf x", "true")
+    assert isinstance(ex.requirement, NeedsApproval)  # the whole argv, and `rm -rf` is dangerous
+    assert ex.segments[0].heuristic is not None
+    assert ex.segments[0].heuristic.danger is Danger.FORCED_RM
+    data = _valid(ex)
+    assert data["split_difference"] == {
+        "codex_split": [["git", "status"], ["cat"], ["head", "rm", "-rf", "x"], ["true"]],
+        "bash_runs": ["git status", "cat", "head", "rm -rf x", "true"],
+        "why": diff.why,
+    }
+    text = render_text(ex)
+    assert "Codex splits  `git status` ; `cat` ; `head rm -rf x` ; `true`" in text
+    assert "bash runs     `git status` ; `cat` ; `head` ; `rm -rf x` ; `true`" in text
+    assert "opaque-script" not in {w.code for w in ex.warnings}
+
+
+def test_time_is_a_keyword_bash_runs_what_follows(allow_head: Policy) -> None:
+    ex = explain("time -p rm -rf build", policy=allow_head)
+    assert ex.split_difference is not None
+    assert ex.split_difference.codex == (("time", "-p", "rm", "-rf", "build"),)
+    assert ex.split_difference.bash == ("rm -rf build",)
+    assert isinstance(ex.requirement, NeedsApproval)  # not allowed by the rule for `time`
+    assert "`time` is a bash keyword" in render_text(ex)
+
+
+def test_plain_and_opaque_scripts_have_no_split_difference(allow_head: Policy) -> None:
+    for script in ("git status | cat", "cat > f", "ls | time ls"):
+        ex = explain(script, policy=allow_head)
+        assert ex.split_difference is None
+        assert "split_difference" not in _valid(ex)

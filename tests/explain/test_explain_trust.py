@@ -126,3 +126,12 @@ def test_run_obeys_the_trusted_project_and_notes_an_ignored_one(
     assert asked.returncode == 122, asked.stderr
     assert f"shellgate run: note: {IGNORED}" in asked.stderr
     assert not (project / "src" / "x").exists()
+
+
+def test_run_with_a_broken_config_runs_nothing(tmp_path: Path, project: Path) -> None:
+    home = _home(tmp_path, "trust_level = trusted\n")
+    proc = _sg("run", "--", "touch", "made", home=home, cwd=project)
+    assert proc.returncode == 120
+    assert f"{home / 'config.toml'}:1:15: Invalid value" in proc.stderr
+    assert "nothing is decided or run until it is fixed" in proc.stderr
+    assert not (project / "made").exists()

@@ -237,3 +237,20 @@ async def test_status_request(client: LanguageClient) -> None:
     status = plain(await client.protocol.send_request_async("shellgate/status", {}))
     assert status["rules"] == 2 and status["unsaved"] == [str(layer)]
     assert status["refused"][0]["path"] == str(layer)  # on disk it is still broken
+
+
+async def test_the_server_checks_splits_against_bashs_grammar(client: LanguageClient) -> None:
+    # `time` is a keyword to bash: the hover says what Codex's rules would see and what runs
+    uri = open_doc(client, env_of(client).project / "r.rules", "# check: time -p rm -rf build\n")
+    text = await hover(client, uri, 0, 12)
+    assert text is not None and "Codex splits  `time -p rm -rf build`" in text
+    assert "bash runs     `rm -rf build`" in text
+    # the server process turned bashlex on: only bash's own grammar sees that bash rejects
+    # `then` here, so the server judges it whole; a one-shot `shellgate explain` splits it
+    result = plain(
+        await client.protocol.send_request_async("shellgate/explain", {"script": "ls && then true"})
+    )
+    jsonschema.validate(result, SCHEMA)
+    assert result["parse"] == "whole"
+    assert "bashlex" in result["split_difference"]["why"]
+    assert result["split_difference"]["bash_runs"] is None

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from shellgate.rules.errors import RulesError
 from shellgate.rules.layers import LayerKind
 from shellgate.rules.trust import ConfigError, codex_layers_for, project_trust
 
@@ -191,3 +193,33 @@ def test_through_a_symlink_the_real_paths_entry_comes_first(tmp_path: Path) -> N
     assert project_trust(link, codex_home=home).entry == str(link)
     (home / "config.toml").write_text(_entry(tmp_path / "other-link"))
     assert project_trust(link, codex_home=home).status == "unknown"
+
+
+def test_an_edited_config_is_read_again(tmp_path: Path) -> None:
+    home, cwd = _setup(tmp_path, _entry(tmp_path / "proj"))
+    config = home / "config.toml"
+    old = config.stat().st_mtime_ns - 10_000_000_000
+    os.utime(config, ns=(old, old))  # old enough to be kept
+    assert project_trust(cwd, codex_home=home).status == "trusted"
+    config.write_text(_entry(tmp_path / "prox"))  # same size, same inode
+    os.utime(config, ns=(old + 1, old + 1))
+    assert project_trust(cwd, codex_home=home).status == "unknown"
+    config.write_text("broken = \n")
+    with pytest.raises(ConfigError):
+        project_trust(cwd, codex_home=home)
+
+
+def test_a_missing_cwd_has_no_project(tmp_path: Path) -> None:
+    trust = project_trust(tmp_path / "gone" / "away", codex_home=tmp_path)
+    assert (trust.status, trust.folders, trust.root) == ("unknown", (), tmp_path / "gone/away")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
+def test_an_unsearchable_folder_is_an_error_not_no_rules(tmp_path: Path) -> None:
+    home, cwd = _setup(tmp_path, _entry(tmp_path / "proj"), "sub")
+    (tmp_path / "proj" / "sub").chmod(0o600)
+    try:
+        with pytest.raises(RulesError, match="cannot tell whether Codex would read it"):
+            codex_layers_for(cwd, codex_home=home)
+    finally:
+        (tmp_path / "proj" / "sub").chmod(0o700)

@@ -21,9 +21,23 @@ from shellgate.shell.literal import parse_literal_commands, parse_shell_lc_liter
         ("rm -rf *", [["rm", "-rf"]]),  # a glob is dynamic
         ("[[ -f x ]] && rm -rf y", [["rm", "-rf", "y"]]),
         ("echo $((1+2)); rm -f z", [["rm", "-f", "z"], ["echo"]]),
-        # tree-sitter-bash has no `time`/`coproc` keywords: Codex reads a command named `time`
-        ("time rm -rf t", [["time", "rm", "-rf", "t"]]),
-        ("coproc rm -rf t", [["coproc", "rm", "-rf", "t"]]),
+        # tree-sitter-bash has no `time`/`coproc` keywords (Codex reads a command named `time`);
+        # bash runs what follows them, and so ShellGate's danger check reads it (beyond Codex)
+        ("time rm -rf t", [["rm", "-rf", "t"]]),
+        ("time -p rm -rf t", [["rm", "-rf", "t"]]),
+        ("coproc rm -rf t", [["rm", "-rf", "t"]]),
+        ("ls | coproc rm -rf t", [["rm", "-rf", "t"], ["ls"]]),
+        # the same glue with a comment line between (not plain, but the danger check reads it)
+        (
+            "echo A | cat | head\n# c\nrm -rf x && true",
+            [["true"], ["head"], ["rm", "-rf", "x"], ["cat"], ["echo", "A"]],
+        ),
+        ("ls | time rm -rf t", [["time", "rm", "-rf", "t"], ["ls"]]),  # /usr/bin/time here
+        # tree-sitter glues `rm -rf x` onto `head`; bash runs it on its own line (beyond Codex)
+        (
+            "git status | cat | head\nrm -rf x && true",
+            [["true"], ["head"], ["rm", "-rf", "x"], ["cat"], ["git", "status"]],
+        ),
         ("case x in a) rm -rf y;; esac", [["rm", "-rf", "y"]]),
         (
             'case "$1" in\n (start|go) echo hi ;;\n stop) rm -f pid;;\n *) ;;\nesac\nls',

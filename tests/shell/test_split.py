@@ -12,6 +12,7 @@ from shellgate.shell.split import (
     parse_shell_lc_plain_commands,
     try_parse_word_only_commands_sequence,
 )
+from shellgate.shell.tsbash import read_split
 
 split = try_parse_word_only_commands_sequence
 
@@ -35,7 +36,7 @@ split = try_parse_word_only_commands_sequence
         ("ls \\\n  -l && \\\n pwd", [["ls", "-l"], ["pwd"]]),  # line continuations
         # tree-sitter-bash reads these as plain commands, and so does Codex:
         ("!ls", [["!ls"]]),
-        ("time ls", [["time", "ls"]]),
+        ("ls | time ls", [["ls"], ["time", "ls"]]),  # after `|` bash runs /usr/bin/time
         ("echo a\u00a0b", [["echo", "a\u00a0b"]]),  # one word to bash too
         ("", []),
         ("  \n\t ", []),
@@ -83,6 +84,13 @@ def test_plain_scripts(script: str, expected: list[list[str]]) -> None:
         "for x in a; do ls; done",
         "while true; do ls; done",
         "! ls",
+        "time ls",  # a bash keyword: bash runs `ls`, the rules would judge `time`
+        "time -p ls",
+        "ls && time ls",
+        "coproc ls",
+        "ls | coproc ls",  # unlike `time`, a keyword after `|` too
+        "printf x -a\u3000b",  # tree-sitter: two words, bash: one
+        "ls -la\u2003x",
         "{ ls; }",
         "(ls)",
         "[[ -f x ]]",
@@ -135,5 +143,36 @@ def test_a_command_glued_across_a_newline_is_not_plain() -> None:
     script = "git status | cat | head\nrm -rf x && true"
     assert parse_shell_lc_plain_commands(["bash", "-lc", script]) is None
     assert parse_shell_lc_plain_commands(["bash", "-lc", "a | b\nc && d"]) == [
-        ["a"], ["b"], ["c"], ["d"]
+        ["a"],
+        ["b"],
+        ["c"],
+        ["d"],
     ]
+
+
+@pytest.mark.parametrize(
+    ("script", "codex", "bash"),
+    [
+        ("time -p echo RAN", [["time", "-p", "echo", "RAN"]], [["echo", "RAN"]]),
+        ("ls; coproc touch RAN", [["ls"], ["coproc", "touch", "RAN"]], [["ls"], ["touch", "RAN"]]),
+        ("printf x -a\u3000b", [["printf", "x", "-a", "\u3000b"]], [["printf", "x", "-a\u3000b"]]),
+        (
+            "git status | cat | head\nrm -rf x && true",
+            [["git", "status"], ["cat"], ["head", "rm", "-rf", "x"], ["true"]],
+            [["git", "status"], ["cat"], ["head"], ["rm", "-rf", "x"], ["true"]],
+        ),
+    ],
+)
+def test_a_split_bash_would_not_run_says_what_codex_sees_and_what_bash_runs(
+    script: str, codex: list[list[str]], bash: list[list[str]]
+) -> None:
+    reading = read_split(script)
+    assert reading.commands is None and reading.objection
+    assert [list(c) for c in reading.codex or ()] == codex
+    assert [list(c) for c in reading.bash or ()] == bash
+
+
+def test_codex_and_shellgate_agree_on_a_plain_script() -> None:
+    reading = read_split("ls -la && echo 'a b' | wc -l")
+    assert reading.objection is None and reading.bash is None
+    assert reading.commands == reading.codex == (("ls", "-la"), ("echo", "a b"), ("wc", "-l"))

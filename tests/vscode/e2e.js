@@ -174,7 +174,7 @@ async function waitFor(predicate, timeoutMs, what) {
       const text = (await dialog.innerText()).replace(/\s+/g, ' ');
       if (title !== 'Claude Code wants to run the following command') throw new Error(`title: ${title}`);
       if (!text.includes('Asked by Claude Code') || !text.includes("touch from-claude.txt")) throw new Error(`dialog: ${text}`);
-      if (!/Trace: prompt by heuristics 1\. touch from-claude\.txt → prompt/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
+      if (!/Trace: prompt by rules 1\. touch from-claude\.txt → prompt \(rule [^)]*project\.rules:2: creates files: ask first\)/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
       await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
       await waitFor(async () => fs.existsSync(out) && fs.statSync(out).size > 0, 20000, `the hook's answer (${stderr})`);
@@ -184,7 +184,10 @@ async function waitFor(predicate, timeoutMs, what) {
       const doc = page.locator(sel.activeEditorLines, { hasText: 'ShellGate approvals' });
       await doc.first().waitFor({ timeout: 20000 });
       const history = (await doc.first().innerText()).replace(/\s+/g, ' ');
-      if (!/Claude Code \(session e2e-session\) .*touch from-claude\.txt .*rules: prompt.* answer: accept/.test(history)) throw new Error(`history: ${history.slice(0, 300)}`);
+      // Each line on its own: Monaco's DOM need not hold the lines in their visual order.
+      for (const part of ['Claude Code (session e2e-session)', '$ bash -lc \'touch from-claude.txt\'', 'rules: prompt', 'answer: accept']) {
+        if (!history.includes(part)) throw new Error(`history lacks ${part}: ${history.slice(0, 600)}`);
+      }
       return `hook got ${JSON.stringify(answer)}`;
     });
 

@@ -53,8 +53,9 @@ def _frame(message: dict[str, object]) -> bytes:
 
 
 def _start(python: str) -> subprocess.CompletedProcess[bytes]:
-    """initialize; a rules document (Starlark); shellgate/explain of a script (tree-sitter) ->
-    the answers, read until the explain reply (id 2) arrives."""
+    """initialize; a rules document (Starlark; a draft: no workspace holds it); shellgate/explain
+    of a script (tree-sitter) from that document -> the answers, read until the explain reply
+    (id 2) arrives."""
     uri = "file:///tmp/shellgate-bundle-test/.codex/rules/a.rules"
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -64,7 +65,7 @@ def _start(python: str) -> subprocess.CompletedProcess[bytes]:
          "params": {"textDocument": {"uri": uri, "languageId": "codex-rules", "version": 1,
                                      "text": RULES}}},
         {"jsonrpc": "2.0", "id": 2, "method": "shellgate/explain",
-         "params": {"command": "ls && git push origin main"}},
+         "params": {"command": "ls && git push origin main", "uri": uri}},
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     proc = subprocess.Popen(

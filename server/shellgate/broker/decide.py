@@ -156,7 +156,10 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "pyth
 def is_hidden(ex: Explanation) -> bool:
     """Bash would run a command the rules never judged: one behind a wrapper (`timeout`,
     `time`, `env`), in `bash -c` source, in a substitution, or a here-document fed to an
-    interpreter (explain's warnings). A plain redirection hides no command."""
+    interpreter (explain's warnings), or one Codex's split does not show (a script Codex splits
+    but bash runs otherwise: `time rm -rf x`). A plain redirection hides no command."""
+    if ex.split_difference is not None:
+        return True
     for w in ex.warnings:
         if w.code in _HIDING:
             return True

@@ -159,6 +159,9 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return common.exit_status(exc)
+    from shellgate.shell import bash_reading
+
+    bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd

@@ -96,7 +96,8 @@ def load_rules(
         return layers, load_layers_cached(layers), trust
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
-        print("Codex refuses to start with this config.toml; " + consequence, file=sys.stderr)
+        print("Codex refuses to start with this config.toml: nothing is decided or run until "
+              "it is fixed", file=sys.stderr)  # fmt: skip
         return status
     except RulesError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

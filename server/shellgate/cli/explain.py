@@ -19,6 +19,7 @@ USAGE = (
     "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] [--cwd DIR] "
     "[--approval-policy POLICY] [--sandbox read-only|workspace-write|danger-full-access] "
     "[--sandbox-permissions use_default|require_escalated] [--justification TEXT] [--json] "
+    "[--bash-cross-check] "
     "(-- CMD... | --shell SCRIPT)"
 )
 
@@ -68,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
         "--justification", metavar="TEXT", help="the model's reason for an escalated call"
     )
     p.add_argument("--json", action="store_true", help="print JSON (rules-schema/explain)")
+    p.add_argument(
+        "--bash-cross-check", action="store_true",
+        help="also check the split against bash's own grammar (bashlex; about 200 ms more)",
+    )  # fmt: skip
     p.add_argument("--shell", metavar="SCRIPT", help="explain `bash -lc SCRIPT`")
     return p
 
@@ -91,6 +96,10 @@ def main(argv: list[str]) -> int:
         return bad
     if (bad := common.rules_folders(PROG, args.codex_home, args.project)) is not None:
         return bad
+    if args.bash_cross_check:
+        from shellgate.shell import bash_reading
+
+        bash_reading.enable()
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval

@@ -114,6 +114,9 @@ def main(argv: list[str]) -> int:
         return bad
     if args.shell is not None:
         command = ["bash", "-lc", args.shell]
+    from shellgate.shell import bash_reading
+
+    bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd

@@ -21,6 +21,9 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
     from shellgate.lsp.server import build_server
+    from shellgate.shell import bash_reading
+
+    bash_reading.enable()  # long-lived: bash's own grammar checks every split it explains
 
     build_server().start_io(sys.stdin.buffer, protocol_out)
     return 0

@@ -28,6 +28,7 @@ from shellgate.explain.model import (
     Parse,
     RuleHit,
     Segment,
+    SplitDifference,
 )
 from shellgate.explain.warnings import collect_warnings
 from shellgate.rules.decision import Decision
@@ -106,9 +107,7 @@ def explain(
         requirement, decision, decided_by = refused, None, DecidedBy.ESCALATION_CHECK
     else:
         overall = Evaluation(tuple(matched), Decision.strictest(m.decision for m in matched))
-        requirement = requirement_for_evaluation(
-            argv, commands, overall, context, policy, fallback
-        )
+        requirement = requirement_for_evaluation(argv, commands, overall, context, policy, fallback)
         decision, decided_by = overall.decision, _decided_by(overall)
 
     first = _first_attempt(requirement, context)
@@ -127,8 +126,26 @@ def explain(
         warnings=(),
         rules_files=tuple(rules_files),
         project=project,
+        split_difference=None if extracted is None else _split_difference(extracted[1]),
     )
     return replace(explanation, warnings=collect_warnings(explanation, policy))
+
+
+def _split_difference(script: str) -> SplitDifference | None:
+    from shellgate.shell import bash_reading
+    from shellgate.shell.quote import try_join
+    from shellgate.shell.tsbash import read_split
+
+    reading = read_split(script)
+    if reading.objection is None or reading.codex is None:
+        return None
+    bash: tuple[str, ...] | None = None
+    if reading.bash is not None:
+        bash = tuple(try_join(list(c)) for c in reading.bash)
+    elif bash_reading.enabled():  # bashlex is loaded already: bash's own grammar can tell
+        words = bash_reading.bash_commands(script)
+        bash = None if words is None else tuple(" ".join(c) for c in words)
+    return SplitDifference(reading.codex, bash, reading.objection)
 
 
 def _hit(m: PrefixRuleMatch) -> RuleHit:

@@ -86,6 +86,19 @@ class FirstAttempt:
 
 
 @dataclass(frozen=True)
+class SplitDifference:
+    """A script Codex splits that ShellGate judges whole: bash would not run Codex's argvs.
+
+    `codex` is what Codex's rules would see; `bash` what bash runs instead, each command as a
+    shell line (None when only bash's own grammar could tell and the cross-check is off).
+    """
+
+    codex: tuple[tuple[str, ...], ...]
+    bash: tuple[str, ...] | None
+    why: str
+
+
+@dataclass(frozen=True)
 class Explanation:
     command: tuple[str, ...]
     shell: str | None  # the shell of a `bash -lc SCRIPT` form
@@ -101,3 +114,4 @@ class Explanation:
     warnings: tuple[Warning, ...]
     rules_files: tuple[tuple[str, str], ...] = ()  # (path, layer) of every file loaded
     project: ProjectTrust | None = None  # the trust that chose the project layers, if known
+    split_difference: SplitDifference | None = None

@@ -26,6 +26,14 @@ def render_text(ex: Explanation) -> str:
     if ex.project is not None and (ex.project.folders or ex.project.source == "flag"):
         rows.append(("project", ex.project.describe()))
     rows.append(("parsed as", _parsed(ex)))
+    diff = ex.split_difference
+    if diff is not None:
+        rows.append(("Codex splits", " ; ".join(f"`{_q(c)}`" for c in diff.codex)))
+        ran = "not known (bash's own grammar is not loaded)"
+        rows.append(
+            ("bash runs", ran if diff.bash is None else " ; ".join(f"`{c}`" for c in diff.bash))
+        )
+        rows.append(("why", diff.why))
     lines.extend(_pairs(rows))
     lines.append("")
     lines.extend(_segments(ex))
@@ -67,6 +75,11 @@ def _parsed(ex: Explanation) -> str:
     if ex.parse is Parse.PLAIN:
         shell = os.path.basename(ex.shell or "shell")
         return f"{n} command{'s' if n != 1 else ''} split from a plain {shell} script"
+    if ex.split_difference is not None:
+        return (
+            "one command: the whole argv (Codex splits the script, but bash would not run "
+            "those commands; beyond Codex)"
+        )
     if ex.script is not None:
         return "one command: the whole argv (the script is not plain, Codex does not split it)"
     return "one command"
@@ -148,7 +161,7 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
             if isinstance(req, Skip):
                 text = f"{rule} (offered only if a failed sandboxed run asks to retry)"
             else:
-                text = f"\"don't ask again\" adds {rule}"
+                text = f'"don\'t ask again" adds {rule}'
             rows.append(("amendment", text))
     first = ex.first_attempt
     if first is None:

@@ -48,6 +48,13 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     out["warnings"] = [_warning(w) for w in ex.warnings]
     out["rules_files"] = [{"path": p, "layer": layer} for p, layer in ex.rules_files]
     out["project"] = None if ex.project is None else _project(ex.project)
+    diff = ex.split_difference
+    if diff is not None:
+        out["split_difference"] = {
+            "codex_split": [list(c) for c in diff.codex],
+            "bash_runs": None if diff.bash is None else list(diff.bash),
+            "why": diff.why,
+        }
     return out
 
 

@@ -84,7 +84,8 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
     for i, seg in enumerate(ex.segments):
         hidden = hidden_commands(list(seg.command))
         inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
-        if ex.parse is Parse.WHOLE and ex.script is not None:
+        # a script Codex splits but bash would not run so: `split_difference` says it all
+        if ex.parse is Parse.WHOLE and ex.script is not None and ex.split_difference is None:
             listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
             out.append(
                 Warning(
@@ -150,6 +151,8 @@ def _known_safe_asked(ex: Explanation) -> list[Warning]:
             i,
         )
         for i, seg in enumerate(ex.segments)
-        if seg.known_safe and seg.heuristic is not None and seg.heuristic.decision.value == "prompt"
+        if seg.known_safe
+        and seg.heuristic is not None
+        and seg.heuristic.decision.value == "prompt"
         and ex.context.approval_policy.kind.value == "untrusted"
     ]

@@ -8,6 +8,11 @@ other), skip a line already present, add a missing final newline, append the lin
 ShellGate adds two guarantees: the bytes go out in one `os.write` on an `O_APPEND` descriptor
 (and are cut back off if that write fails), so no reader or crash ever sees half a line; and
 the file is fsynced before the lock is released.
+
+A SIGKILL can still cut one `write` short on a page boundary (the kernel stops between pages
+for a fatal signal). So the length before the write is kept in a journal beside the file
+(`.<name>.append`, not a `.rules` file: Codex never loads it) until the write is on disk; the
+next append, under the lock, cuts off an unfinished tail the journal names.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shellgate.rules.errors import RulesError
@@ -122,7 +127,28 @@ def append_network_rule(
     return _append_line(Path(path), network_rule_line(host, protocol, decision, justification))
 
 
+def append_rule_lines(
+    path: str | os.PathLike[str],
+    lines: Sequence[str],
+    *,
+    check: Callable[[str, Sequence[str]], None] | None = None,
+) -> tuple[str, ...]:
+    """Append every line of `lines` not already in `path`, in one write under the lock.
+
+    `check(existing_text, new_lines)` runs under the lock before anything is written; it may
+    raise to write nothing (e.g. when the file would no longer load). Returns the lines
+    written, in order (none when all were there).
+    """
+    return _append_lines(Path(path), lines, check)
+
+
 def _append_line(path: Path, line: str) -> bool:
+    return bool(_append_lines(path, [line], None))
+
+
+def _append_lines(
+    path: Path, lines: Sequence[str], check: Callable[[str, Sequence[str]], None] | None
+) -> tuple[str, ...]:
     try:
         path.parent.mkdir()  # one level, as Codex's `create_dir`
     except FileExistsError:
@@ -136,29 +162,41 @@ def _append_line(path: Path, line: str) -> bool:
     except OSError as exc:
         raise AmendError(f"failed to open policy file {path}: {exc.strerror}", path) from exc
     try:
-        return _append_locked(fd, path, line)
+        return _append_locked(fd, path, lines, check)
     finally:
         os.close(fd)  # also releases the lock
 
 
-def _append_locked(fd: int, path: Path, line: str) -> bool:
+def _append_locked(
+    fd: int,
+    path: Path,
+    lines: Sequence[str],
+    check: Callable[[str, Sequence[str]], None] | None,
+) -> tuple[str, ...]:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError as exc:
         raise AmendError(f"failed to lock policy file {path}: {exc.strerror}", path) from exc
+    journal = path.with_name(f".{path.name}.append")
     try:
+        _recover(fd, journal)
         contents = _read_all(fd)
         text = contents.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "stream did not contain valid UTF-8"
         raise AmendError(f"failed to read policy file {path}: {reason}", path) from exc
     # Rust's `str::lines`: split on "\n", drop one trailing "\r".
-    if any(existing.removesuffix("\r") == line for existing in text.split("\n")):
-        return False
-    data = line.encode("utf-8") + b"\n"
+    present = {existing.removesuffix("\r") for existing in text.split("\n")}
+    new = tuple(dict.fromkeys(line for line in lines if line not in present))
+    if not new:
+        return ()
+    if check is not None:
+        check(text, new)
+    data = "".join(line + "\n" for line in new).encode("utf-8")
     if contents and not contents.endswith(b"\n"):
         data = b"\n" + data
     try:
+        _write_journal(journal, len(contents))
         written = os.write(fd, data)
         if written != len(data):
             raise OSError(0, f"short write ({written} of {len(data)} bytes)")
@@ -168,7 +206,33 @@ def _append_locked(fd: int, path: Path, line: str) -> bool:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, len(contents))
         raise AmendError(f"failed to write to policy file {path}: {exc.strerror}", path) from exc
-    return True
+    with contextlib.suppress(OSError):
+        os.unlink(journal)
+    return new
+
+
+def _write_journal(journal: Path, length: int) -> None:
+    fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, str(length).encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _recover(fd: int, journal: Path) -> None:
+    """An append killed mid-write left `journal`: cut its unfinished tail (one that does not end
+    a line) back to the length the journal kept. Called under the lock."""
+    try:
+        length = int(journal.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return
+    size = os.fstat(fd).st_size
+    if 0 <= length < size and os.pread(fd, 1, size - 1) != b"\n":
+        os.ftruncate(fd, length)
+        os.fsync(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(journal)
 
 
 def _read_all(fd: int) -> bytes:

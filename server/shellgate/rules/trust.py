@@ -19,12 +19,16 @@ does (0.169.0 and 0.171.0 agree; evidence in docs/trust.md):
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
+import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from shellgate.rules.errors import RulesError
@@ -216,11 +220,29 @@ def git_repo_root(cwd: Path) -> Path | None:
     reads the same from disk: the nearest `.git`, and for a `gitdir:` file its `commondir`."""
     for folder in (cwd, *cwd.parents):
         dot_git = folder / ".git"
-        if dot_git.is_dir():
+        kind = _kind(dot_git)
+        if kind == "dir":
             return Path(os.path.realpath(dot_git)).parent
-        if dot_git.is_file():
+        if kind == "file":
             return _worktree_main_root(dot_git)
     return None
+
+
+def _kind(path: Path) -> Literal["dir", "file", "other", "missing"]:
+    """What `path` is, following symlinks. RulesError when it cannot be told (a folder that
+    cannot be searched): guessing "missing" could drop a project's forbidden rules."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "missing"
+        raise RulesError(
+            f"cannot tell whether Codex would read it: {exc.strerror or exc}", path=str(path),
+            code="read-error", kind="read",
+        ) from None  # fmt: skip
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
 def _worktree_main_root(dot_git: Path) -> Path | None:
@@ -238,15 +260,39 @@ def _worktree_main_root(dot_git: Path) -> Path | None:
     return Path(os.path.realpath(git_dir / common)).parent
 
 
+_Signature = tuple[int, int, int, int]
+_CONFIGS: dict[Path, tuple[_Signature, Mapping[str, str], tuple[str, ...]]] = {}
+
+
+def _trust_config(path: Path) -> tuple[Mapping[str, str], tuple[str, ...]]:
+    """(trust levels, root markers) of config.toml, kept while the file is unchanged: tomllib
+    takes tens of milliseconds for a config with hundreds of projects, and the editor and the
+    broker ask for every command. Errors are never kept."""
+    try:
+        st = path.stat()
+        signature: _Signature | None = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        signature = None
+    kept = _CONFIGS.get(path)
+    if signature is not None and kept is not None and kept[0] == signature:
+        return kept[1], kept[2]
+    config = read_config(path)
+    levels = MappingProxyType(_trust_levels(config, path))
+    markers = _root_markers(config, path)
+    # A file changed within the clock's granularity may change again unseen ("racy git")
+    if signature is not None and time.time_ns() - signature[2] > 2_000_000_000:
+        _CONFIGS[path] = (signature, levels, markers)
+    return levels, markers
+
+
 def project_trust(cwd: Path, *, codex_home: Path) -> ProjectTrust:
     """Codex's trust decision for a session started in `cwd` (absolute). Raises ConfigError
     when config.toml is broken (Codex would not start)."""
     config_path = codex_home / "config.toml"
-    config = read_config(config_path)
-    levels = _trust_levels(config, config_path)
+    levels, markers = _trust_config(config_path)
     given = Path(os.path.abspath(cwd))
     cwd = Path(os.path.realpath(given))
-    root = find_project_root(cwd, _root_markers(config, config_path))
+    root = find_project_root(cwd, markers)
     repo = git_repo_root(cwd)
 
     def spelled(folder: Path) -> Path | None:
@@ -268,7 +314,7 @@ def project_trust(cwd: Path, *, codex_home: Path) -> ProjectTrust:
     folders: list[FolderTrust] = []
     for folder in _between(root, cwd):
         dot_codex = folder / ".codex"
-        if not dot_codex.is_dir() or os.path.realpath(dot_codex) == home:
+        if _kind(dot_codex) != "dir" or os.path.realpath(dot_codex) == home:
             continue
         status, entry = decide(folder)
         folders.append(FolderTrust(folder, status, entry))

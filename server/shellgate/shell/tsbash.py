@@ -6,9 +6,13 @@ tree-sitter's error recovery and real bash disagree (`\\ rm -rf x` is `rm` to Co
 
 - `word_only_commands(script)`: B2 `try_parse_word_only_commands_sequence`: the commands, if
   the tree has no error and holds only plain words and quoted strings joined by
-  `&& || ; |`; else None.
+  `&& || ; |`, and bash would run those argvs; else None. `read_split(script)` says how Codex
+  splits it and, where bash would not run that, why and what bash runs (beyond Codex: the
+  keywords `time`/`coproc`, a command glued across a newline, two words bash reads as one,
+  blanks that are not blanks to bash; and bash's own grammar when `bash_reading` is enabled).
 - `literal_commands(script)`: B2 `parse_shell_lc_literal_commands`: every `command` node of an
-  error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks.
+  error-free tree (in `if`, loops, `$(...)`, ...), with its literal words; for danger checks
+  (beyond Codex, cut where bash ends a glued command and past `time`/`coproc`).
 
 The grammar's external scanner (tree-sitter-bash 0.25.1, the newest on PyPI) reads a brace
 range `{1..9}` with C `isdigit()` on the Unicode code point after `{` or `..`: glibc indexes its
@@ -20,11 +24,14 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
+
+from shellgate.shell import bash_reading  # cheap: bashlex itself loads only when enabled
 
 _ALLOWED_KINDS = frozenset(
     {
@@ -98,17 +105,50 @@ def parse(script: str) -> tuple[Tree, bytes] | None:
     return _parser().parse(safe.encode("utf-8", "surrogateescape")), src
 
 
+@dataclass(frozen=True)
+class SplitReading:
+    """Codex's split of a script next to ShellGate's, and why they differ.
+
+    `codex` is what Codex's B2 walk gives (None: not plain to Codex either). `commands` is
+    ShellGate's split: Codex's, unless `objection` says why bash would not run those argvs
+    (then None, and the whole argv is judged). `bash` is what bash runs instead, when the
+    objection shows it without bash's own grammar (`bash_reading` reads the rest).
+    """
+
+    codex: tuple[tuple[str, ...], ...] | None
+    objection: str | None = None
+    bash: tuple[tuple[str, ...], ...] | None = None
+
+    @property
+    def commands(self) -> tuple[tuple[str, ...], ...] | None:
+        return None if self.objection is not None else self.codex
+
+
+_NOT_PLAIN = SplitReading(None)
+
+
 def word_only_commands(script: str) -> list[list[str]] | None:
+    commands = read_split(script).commands
+    return None if commands is None else [list(c) for c in commands]
+
+
+def read_split(script: str) -> SplitReading:
+    """Codex's split of `script`, ShellGate's, and why they differ (see `SplitReading`)."""
+    return _read_split(script, bash_reading.enabled())
+
+
+@lru_cache(maxsize=64)
+def _read_split(script: str, cross_check: bool) -> SplitReading:
     if defused(script) != script:
-        return None  # the tree is of filler text: not proof of the argv (security first)
+        return _NOT_PLAIN  # the tree is of filler text: not proof of the argv (security first)
     parsed = parse(script)
     if parsed is None:
-        return None
+        return _NOT_PLAIN
     tree, src = parsed
     root = tree.root_node
     if root.has_error:
-        return None
-    commands: list[Node] = []
+        return _NOT_PLAIN
+    nodes: list[Node] = []
     leaves: list[Node] = []
     stack = [root]
     while stack:
@@ -118,30 +158,71 @@ def word_only_commands(script: str) -> list[list[str]] | None:
             leaves.append(node)
         if node.is_named:
             if kind not in _ALLOWED_KINDS:
-                return None
+                return _NOT_PLAIN
             if kind in ("word", "number") and not _isliteral_word(node, src):
-                return None
+                return _NOT_PLAIN
             if kind == "command":
-                commands.append(node)
+                nodes.append(node)
         elif kind not in _ALLOWED_PUNCT and kind.strip():
-            return None
+            return _NOT_PLAIN
         stack.extend(node.children)
-    if not _gaps_are_blanks_to_bash(leaves, src):
-        return None
-    commands.sort(key=lambda node: node.start_byte)
-    out: list[list[str]] = []
-    for command in commands:
+    nodes.sort(key=lambda node: node.start_byte)
+    codex: list[tuple[str, ...]] = []
+    for command in nodes:
         words = _plain_command(command, src)
         if words is None:
-            return None
-        out.append(words)
+            return _NOT_PLAIN
+        codex.append(tuple(words))
+    split = SplitReading(tuple(codex))
+    objection = _gap_objection(leaves, src)
+    if objection is not None:
+        return replace(split, objection=objection)
+    for command in nodes:
+        objection = _command_objection(command, src)
+        if objection is not None:
+            bash = tuple(c for node in nodes for c in _bash_commands(node, src))
+            return replace(split, objection=objection, bash=bash)
+    if cross_check:
+        spans = [_word_spans(c, src) for c in nodes]
+        objection = bash_reading.disagreement(script, spans, _piped_time(nodes, src))
+        if objection is not None:
+            return replace(split, objection=objection)
+    return split
+
+
+def cross_check(script: str) -> str | None:
+    """bash's own grammar against tree-sitter's reading of a script Codex splits, whatever
+    ShellGate's guards say (None: they agree, or Codex does not split it). Loads bashlex."""
+    parsed = parse(script)
+    if parsed is None or read_split(script).codex is None:
+        return None
+    tree, src = parsed
+    nodes: list[Node] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            nodes.append(node)
+        stack.extend(node.named_children)
+    spans = [_word_spans(c, src) for c in nodes]
+    return bash_reading.disagreement(script, spans, _piped_time(nodes, src))
+
+
+def _piped_time(nodes: list[Node], src: bytes) -> list[tuple[int, int]]:
+    """Where `time` is a command name after `|` (bash runs /usr/bin/time there; bashlex reads
+    a keyword and raises): these words are masked before bashlex reads the script."""
+    out: list[tuple[int, int]] = []
+    for command in nodes:
+        name = command.child_by_field_name("name")
+        if name is not None and text(name, src) == "time" and not _reads_keyword(command, src):
+            out.append((name.start_byte, name.end_byte))
     return out
 
 
-def _gaps_are_blanks_to_bash(leaves: list[Node], src: bytes) -> bool:
-    """Whether bash also reads as blanks what tree-sitter skipped between tokens.
+def _gap_objection(leaves: list[Node], src: bytes) -> str | None:
+    """Why bash does not read as blanks what tree-sitter skipped between tokens, if so.
 
-    ShellGate's one deliberate difference from Codex (security first): a carriage return,
+    A deliberate difference from Codex (security first): a carriage return,
     vertical tab, form feed or non-ASCII character there is part of a word to bash, and a line
     continuation glued between two words joins them (`ls\\<newline>-l` runs `ls-l`); the argv a
     policy would see is then not the one bash runs, so such a script is not plain.
@@ -152,8 +233,13 @@ def _gaps_are_blanks_to_bash(leaves: list[Node], src: bytes) -> bool:
         start = previous.end_byte if previous is not None else 0
         gap = src[start : leaf.start_byte if leaf is not None else len(src)]
         blanks = gap.replace(b"\\\n", b"")
-        if blanks.strip(b" \t\n"):
-            return False
+        odd = blanks.strip(b" \t\n")
+        if odd:
+            shown = odd.decode("utf-8", "surrogateescape")[:8].encode("unicode_escape").decode()
+            return (
+                f"tree-sitter skips `{shown}` between words as a blank; to bash it is part of "
+                "a word (or an escaped character), so bash runs other words"
+            )
         glued = (
             gap
             and not blanks
@@ -163,9 +249,104 @@ def _gaps_are_blanks_to_bash(leaves: list[Node], src: bytes) -> bool:
             and leaf.type not in _SEPARATORS
         )
         if glued:
-            return False
+            return (
+                "a line continuation glued between two words: tree-sitter reads two words, "
+                "bash joins them into one"
+            )
         previous = leaf
-    return True
+    return None
+
+
+def _word_spans(command: Node, src: bytes) -> tuple[tuple[int, int], ...]:
+    """The byte spans of a command's words (its name and each argument), for comparing with
+    bash's own reading of where the words are."""
+    return tuple((c.start_byte, c.end_byte) for c in command.named_children)
+
+
+# Bash keywords that tree-sitter-bash reads as a command name: bash runs the command after them
+# (`time` times it, `coproc` runs it in the background), so the rules must not see `time ...`.
+_KEYWORDS = frozenset({"time", "coproc"})
+_KEYWORD_OPTIONS = frozenset({"-p", "--"})  # `time -p cmd`, `time -- cmd`
+
+
+def _strip_keywords(words: tuple[str, ...]) -> tuple[str, ...]:
+    i = 0
+    while i < len(words) and (words[i] in _KEYWORDS or (i and words[i] in _KEYWORD_OPTIONS)):
+        i += 1
+    return words[i:]
+
+
+def _reads_keyword(command: Node, src: bytes) -> bool:
+    """Whether bash reads this command's first word as the keyword `time` or `coproc`:
+    `coproc` wherever a command starts, `time` only where a pipeline starts (after `|` it is
+    an ordinary command name, /usr/bin/time)."""
+    name = command.child_by_field_name("name")
+    word = text(name, src) if name is not None else None
+    if word not in _KEYWORDS:
+        return False
+    parent = command.parent
+    piped = parent is not None and parent.type == "pipeline" and parent.named_children[0] != command
+    return word == "coproc" or not piped
+
+
+def _command_objection(command: Node, src: bytes) -> str | None:
+    """Why bash would not run this command as tree-sitter reads it."""
+    children = command.named_children
+    for before, after in pairwise(children):
+        between = src[before.end_byte : after.start_byte]
+        if not between:
+            # `-a\u3000b`: tree-sitter starts a word at a Unicode space, bash reads one word
+            return (
+                f"tree-sitter reads `{_shown(text(before, src))}` and "
+                f"`{_shown(text(after, src))}` as two words with nothing between them; bash "
+                "reads one word"
+            )
+        # tree-sitter-bash's recovery can glue the first command of a line to the last command
+        # of a piped line (`ls | cat | head\nrm -rf x && true` gives `head rm -rf x`, with no
+        # error): bash ends a command at an unescaped newline, so such a "command" is not the
+        # argv bash runs, and a rule for `head` must not cover it.
+        if _crosses_line(between):
+            return (
+                f"tree-sitter glues the next line onto `{text(children[0], src)}`; bash ends "
+                "a command at a newline and runs that line as a command of its own"
+            )
+    if _reads_keyword(command, src):
+        return (
+            f"`{text(children[0], src)}` is a bash keyword, not a command: bash runs the "
+            "command after it, which the rules would not see"
+        )
+    return None
+
+
+def _shown(word: str) -> str:
+    """`word` with blanks other than a space escaped, so that a message shows them."""
+    return "".join(
+        c if c == " " or (c.isprintable() and not c.isspace()) else f"\\u{ord(c):04x}" for c in word
+    )
+
+
+def _crosses_line(between: bytes) -> bool:
+    return b"\n" in between.replace(b"\\\n", b"")
+
+
+def _bash_commands(command: Node, src: bytes) -> list[tuple[str, ...]]:
+    """What bash runs for a plain tree-sitter `command`: cut at an unescaped newline, words
+    with nothing between them joined, a leading `time`/`coproc` keyword dropped."""
+    groups: list[list[str]] = [[]]
+    previous: Node | None = None
+    for child in command.named_children:
+        value = _plain_command_word(child, src) or ""
+        between = src[previous.end_byte : child.start_byte] if previous is not None else b" "
+        if previous is not None and _crosses_line(between):
+            groups.append([value])
+        elif not between and groups[-1]:
+            groups[-1][-1] += value
+        else:
+            groups[-1].append(value)
+        previous = child
+    if _reads_keyword(command, src):
+        groups[0] = list(_strip_keywords(tuple(groups[0])))
+    return [tuple(g) for g in groups if g]
 
 
 def literal_commands(script: str) -> list[list[str]] | None:
@@ -181,9 +362,7 @@ def literal_commands(script: str) -> list[list[str]] | None:
     while stack:
         node = stack.pop()
         if node.type == "command":
-            words = _literal_command(node, src)
-            if words is not None:
-                out.append(words)
+            out.extend(_literal_commands_of(node, src))
         stack.extend(node.named_children)
     return out
 
@@ -229,32 +408,23 @@ def _plain_part(node: Node, src: bytes) -> str | None:
 
 def _plain_command(command: Node, src: bytes) -> list[str] | None:
     words: list[str] = []
-    children = command.named_children
-    for before, after in pairwise(children):
-        # tree-sitter-bash's recovery can glue the first command of a line to the last command
-        # of a piped line (`ls | cat | head\nrm -rf x` gives `head rm -rf x`, with no error):
-        # bash ends a command at an unescaped newline, so such a "command" is not the argv bash
-        # runs, and a rule for `head` must not cover it.
-        if b"\n" in src[before.end_byte : after.start_byte].replace(b"\\\n", b""):
+    for child in command.named_children:
+        word = _plain_command_word(child, src)
+        if word is None:
             return None
-    for child in children:
-        if child.type == "command_name":
-            name = child.named_children[0] if child.named_child_count else None
-            if name is None or name.type != "word":
-                return None
-            words.append(text(name, src))
-        elif child.type == "concatenation":
-            parts = [_plain_part(part, src) for part in child.named_children]
-            joined = "".join(p for p in parts if p is not None)
-            if None in parts or not joined:
-                return None
-            words.append(joined)
-        else:
-            word = _plain_part(child, src)
-            if word is None:
-                return None
-            words.append(word)
+        words.append(word)
     return words
+
+
+def _plain_command_word(child: Node, src: bytes) -> str | None:
+    if child.type == "command_name":
+        name = child.named_children[0] if child.named_child_count else None
+        return text(name, src) if name is not None and name.type == "word" else None
+    if child.type == "concatenation":
+        parts = [_plain_part(part, src) for part in child.named_children]
+        joined = "".join(p for p in parts if p is not None)
+        return None if None in parts or not joined else joined
+    return _plain_part(child, src)
 
 
 def literal_word(node: Node, src: bytes) -> str | None:
@@ -268,15 +438,41 @@ def literal_word(node: Node, src: bytes) -> str | None:
     return _plain_part(node, src) if node.type in ("string", "raw_string") else None
 
 
-def _literal_command(command: Node, src: bytes) -> list[str] | None:
+def _literal_commands_of(command: Node, src: bytes) -> list[list[str]]:
+    """The literal commands bash runs for one tree-sitter `command`: beyond Codex (whose
+    danger check reads the node as it is), a command glued across a newline is cut where bash
+    ends it (`... | head\nrm -rf x && true` runs `rm -rf x`), and a leading `time`/`coproc`
+    keyword is dropped (bash runs what follows). Both can only add a command to check."""
+    lines: list[list[Node]] = [[]]
+    children = command.named_children
+    names = [i for i, child in enumerate(children) if child.type == "command_name"]
+    if not names:
+        return []
+    children = children[names[0] :]  # assignments and redirections before the name
+    for i, child in enumerate(children):
+        if i and b"\n" in src[children[i - 1].end_byte : child.start_byte].replace(b"\\\n", b""):
+            lines.append([])
+        lines[-1].append(child)
+    out: list[list[str]] = []
+    for n, line in enumerate(lines):
+        words = _literal_words(line, src)
+        if words and n == 0 and _reads_keyword(command, src):
+            words = list(_strip_keywords(tuple(words)))
+        if words:
+            out.append(words)
+    return out
+
+
+def _literal_words(children: list[Node], src: bytes) -> list[str] | None:
     words: list[str] = []
-    for child in command.named_children:
-        if child.type == "command_name":
-            name = literal_word(child.named_children[0], src) if child.named_child_count else None
+    for i, child in enumerate(children):
+        if i == 0:
+            named = child.named_children if child.type == "command_name" else [child]
+            name = literal_word(named[0], src) if named else None
             if name is None:
                 return None
             words.append(name)
-        elif words:
+        else:
             word = literal_word(child, src)
             if word is not None:
                 words.append(word)

@@ -85,8 +85,14 @@ end, 20), "diagnostics follow the edit")
 local symbols = request("textDocument/documentSymbol", { textDocument = doc })
 check(symbols and #symbols == 1 and symbols[1].name == "git push", "outline lists the rule")
 
-local explained = request("shellgate/explain", { command = { "git", "push", "--force" } })
+-- The file is a draft outside every Codex layer: explained with it when it is the one in view.
+local explained = request("shellgate/explain", { command = { "git", "push", "--force" }, uri = uri })
 check(explained and explained.decision == "forbidden", "shellgate/explain sees the edited rule")
+local draft_noted = false
+for _, w in ipairs(explained and explained.warnings or {}) do
+  if w.code == "rules-view" and w.message:find("which Codex does not load", 1, true) then draft_noted = true end
+end
+check(draft_noted, "shellgate/explain says the draft is not what runs")
 
 vim.lsp.stop_client(client_id)
 vim.wait(5000, function() return vim.lsp.client_is_stopped(client_id) end, 20)

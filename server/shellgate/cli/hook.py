@@ -1,0 +1,130 @@
+"""`shellgate hook codex|claude-code|gemini`: the agent's hook event on stdin, its answer on
+stdout in that agent's format. `shellgate hook install ...` and `shellgate hook doctor` set it
+up and check it.
+
+Never fails open: any internal error (bad stdin, broken rules, a bug) exits 2 with the reason on
+stderr, which all three agents treat as "blocked".
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shellgate.hooks.outcome import Options
+
+PROG = "shellgate hook"
+AGENTS = {
+    "codex": "shellgate.hooks.codex",
+    "claude-code": "shellgate.hooks.claude_code",
+    "gemini": "shellgate.hooks.gemini",
+}
+EXIT_BLOCK = 2
+USAGE = f"""usage: {PROG} codex|claude-code|gemini [--approval-policy POLICY]
+                      [--sandbox read-only|workspace-write] [--network off|full]
+                      [--fallback ask|deny] [--ask-timeout SECONDS]
+       {PROG} install codex|claude-code|gemini [--scope user|project] [--uninstall] [...]
+       {PROG} doctor [codex|claude-code|gemini ...]
+
+Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
+  --approval-policy  Codex's approval policy for the chain (default on-request)
+  --sandbox MODE     Claude Code, Gemini: rewrite allowed commands to run in ShellGate's
+                     sandbox (`shellgate sandbox --mode MODE -- bash -lc CMD`)
+  --network MODE     the sandbox's network (default off)
+  --fallback         when a command needs approval and no editor is reachable: ask (the
+                     agent's own prompt; Claude Code's default) or deny (Gemini's default:
+                     its ask hangs `gemini -p`); also $SHELLGATE_HOOK_FALLBACK
+  --ask-timeout S    how long the editor's dialog may take (default 300); unanswered = no
+Exit 0 with the answer on stdout, or 2 with the reason on stderr (blocked)."""
+
+_DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny"}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else EXIT_BLOCK
+    if argv[0] in ("install", "doctor"):
+        from shellgate.hooks.install import main as install_main
+
+        status: int = install_main(argv[0], argv[1:])
+        return status
+    agent = argv[0]
+    if agent not in AGENTS:
+        print(
+            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini): blocked",
+            file=sys.stderr,
+        )
+        return EXIT_BLOCK
+    try:
+        return _run(agent, argv[1:])
+    except BaseException as exc:  # a hook that crashes would fail open
+        what = str(exc) or type(exc).__name__
+        print(
+            f"{PROG} {agent}: {what}: blocked (ShellGate could not decide, so the command "
+            "was not let through)",
+            file=sys.stderr,
+        )
+        return EXIT_BLOCK
+
+
+def _options(agent: str, args: list[str]) -> Options:
+    import os
+
+    from shellgate.hooks.outcome import SANDBOXES, Fallback, HookInputError, Options, fallback_from
+
+    values: dict[str, str] = {}
+    known = ("--approval-policy", "--sandbox", "--network", "--fallback", "--ask-timeout")
+    i = 0
+    while i < len(args):
+        flag, _, value = args[i].partition("=")
+        if flag not in known:
+            raise HookInputError(f"unknown option {args[i]!r} (see `{PROG} --help`)")
+        if not _:
+            i += 1
+            if i >= len(args):
+                raise HookInputError(f"{flag} needs a value")
+            value = args[i]
+        values[flag] = value
+        i += 1
+    sandbox = values.get("--sandbox")
+    if sandbox is not None and sandbox not in SANDBOXES:
+        raise HookInputError(f"--sandbox must be {' or '.join(SANDBOXES)}, not {sandbox!r}")
+    network = values.get("--network")
+    if network is not None and network not in ("off", "full"):
+        raise HookInputError(f"--network must be off or full, not {network!r}")
+    try:
+        timeout = float(values.get("--ask-timeout", "300"))
+    except ValueError:
+        raise HookInputError("--ask-timeout needs a number of seconds") from None
+    return Options(
+        fallback=fallback_from(
+            values.get("--fallback"), os.environ, Fallback(_DEFAULT_FALLBACK[agent])
+        ),
+        approval_policy=values.get("--approval-policy", "on-request"),
+        sandbox=sandbox,
+        network=network,
+        ask_timeout=timeout,
+    )
+
+
+def _run(agent: str, args: list[str]) -> int:
+    import importlib
+    import json
+
+    from shellgate.hooks.outcome import HookInputError
+
+    options = _options(agent, args)
+    raw = sys.stdin.buffer.read()
+    try:
+        event = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise HookInputError(f"stdin is not the JSON hook event the agent sends ({exc})") from None
+    if not isinstance(event, dict):
+        raise HookInputError("stdin is JSON but not an object: not a hook event")
+    answer = importlib.import_module(AGENTS[agent]).handle(event, options)
+    if answer is not None:
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,112 @@
+"""`shellgate import claude-code|gemini|vscode [FILE ...] [--write RULES_FILE] [--keep-risky]
+[--format text|json]`: another tool's command allowlist as Codex rules.
+
+Without --write the rules go to standard output and the report to standard error; with it the
+rules are appended to RULES_FILE under Codex's lock (never twice) and the report goes to
+standard output. `--format json` prints one JSON object (rules-schema/import.schema.json).
+Exit status: 0 done, 1 bad input (file:line:column on stderr, nothing written), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from shellgate.cli.common import exit_status
+
+_TOOLS = ("claude-code", "gemini", "vscode")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="shellgate import",
+        description="Import Claude Code, Gemini CLI or VS Code command allowlists as Codex rules.",
+    )
+    parser.add_argument("tool", choices=_TOOLS)
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="settings or policy files (default: the usual places)",
+    )
+    parser.add_argument("--write", metavar="RULES_FILE", help="append the rules to this file")
+    parser.add_argument(
+        "--keep-risky", action="store_true", help="keep allow on runners, interpreters, sed, awk…"
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--cwd", default=".", help="the project whose settings and Codex rules are read"
+    )
+    parser.add_argument(
+        "--codex-home", help="Codex's home for the round trip (default $CODEX_HOME or ~/.codex)"
+    )
+    parser.add_argument(
+        "--commands",
+        metavar="FILE",
+        help="more commands for the round trip, one a line (e.g. from your shell history)",
+    )
+    parser.add_argument(
+        "--approval-policy",
+        default="untrusted",
+        help="the policy ShellGate decides under in the round trip (default: untrusted)",
+    )
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exit_status(exc)
+
+    from shellgate.approval.context import ApprovalPolicy, ExecContext
+    from shellgate.importers.model import Tool
+    from shellgate.importers.report import render_text, to_json
+    from shellgate.importers.run import default_files, run_import
+    from shellgate.rules.errors import RulesError
+
+    tool = Tool(args.tool)
+    try:
+        context = ExecContext(approval_policy=ApprovalPolicy.parse(args.approval_policy))
+    except ValueError as exc:
+        print(f"shellgate import: error: {exc}", file=sys.stderr)
+        return 2
+    cwd = Path(args.cwd).resolve()
+    files = [Path(f) for f in args.files] or default_files(tool, cwd)
+    if not files:
+        print(
+            f"shellgate import: no {tool.title} settings found in the usual places; "
+            "name the files to import",
+            file=sys.stderr,
+        )
+        return 1
+    history: list[str] = []
+    if args.commands:
+        try:
+            text = Path(args.commands).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"shellgate import: {args.commands}: {err}; nothing written", file=sys.stderr)
+            return 1
+        history = [line.strip() for line in text.splitlines() if line.strip()]
+    try:
+        result = run_import(
+            tool,
+            files,
+            target=Path(args.write) if args.write else None,
+            keep_risky=args.keep_risky,
+            write=bool(args.write),
+            history=history,
+            context=context,
+            cwd=cwd,
+            codex_home=Path(args.codex_home) if args.codex_home else None,
+        )
+    except RulesError as err:
+        print(f"shellgate import: {err}; nothing written", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        print(json.dumps(to_json(result), indent=2, ensure_ascii=False))
+    elif args.write:
+        sys.stdout.write(render_text(result))
+    else:
+        sys.stdout.write(result.rules_text)
+        sys.stdout.flush()
+        sys.stderr.write(render_text(result))
+    return 0

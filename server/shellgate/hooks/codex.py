@@ -1,0 +1,86 @@
+"""Codex's `PreToolUse` and `PermissionRequest` hooks for `Bash`.
+
+Codex applies the same `.rules` itself, so ShellGate adds only what it lacks. PreToolUse
+blocks a command whose split hides a command bash would run (Codex's rules never saw it: a
+keyword such as `time`/`coproc` read as a command, a wrapper, inline source), and
+any command while the rules on disk do not load (Codex keeps the ones it read at start); it is
+quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
+approval to the editor's dialog: allow, or deny with the user's words; quiet when no editor
+is reachable, so Codex asks as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shellgate.hooks import seam
+from shellgate.hooks.outcome import HookInputError, Options, command_of, event_field
+
+AGENT = "codex"
+HIDDEN = (
+    "ShellGate: bash would run a command Codex's rules do not see in this script; run it as "
+    "plain commands (no wrapper, substitution or inline script) so that the rules judge it"
+)
+
+
+def _hidden_reason(decision: seam.AgentDecision) -> str:
+    """explain's own words for each hidden command (what runs, through what, and what a rule
+    would make of it on its own), else the general explanation."""
+    said = [
+        str(w["message"])
+        for w in (decision.explain or {}).get("warnings") or ()
+        if str(w.get("code", "")).startswith("hidden-") and w.get("message")
+    ]
+    if not said:
+        return HIDDEN
+    return "ShellGate: " + "; ".join(said) + "; run it as plain commands so that the rules judge it"
+
+
+def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
+    """The answer, or None for "quiet" (nothing on stdout: Codex goes on as usual)."""
+    name = event_field(event, "hook_event_name")
+    if name not in ("PreToolUse", "PermissionRequest"):
+        raise HookInputError(f"hook_event_name {name!r} is not PreToolUse or PermissionRequest")
+    if event_field(event, "tool_name") != "Bash":
+        return None
+    tool_input = event_field(event, "tool_input")
+    request = seam.AgentRequest(
+        agent=AGENT,
+        session_id=event.get("session_id"),
+        cwd=str(event_field(event, "cwd")),
+        command=command_of(event),
+        justification=tool_input.get("description"),
+        approval_policy=options.approval_policy,
+    )
+    if name == "PreToolUse":
+        decision = seam.decide(request)
+        split = (decision.explain or {}).get("split_difference")
+        if decision.explain is None:
+            reason = f"ShellGate: {decision.reason}"
+        elif split:  # Codex's split and bash disagree: say what bash runs, and why
+            runs = ", ".join(f"`{c}`" for c in split.get("bash_runs") or ()) or "other commands"
+            reason = f"ShellGate: bash runs {runs}, which Codex's rules do not see: {split['why']}"
+        elif decision.hidden:
+            reason = _hidden_reason(decision)
+        else:
+            return None
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    answer = seam.ask(request, timeout=options.ask_timeout)
+    if answer is None:
+        return None
+    if answer.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment"):
+        out: dict[str, Any] = {"behavior": "allow"}
+    elif answer.answer == "timeout":
+        late = f": {answer.message}" if answer.message else ""
+        out = {"behavior": "deny", "message": f"ShellGate: not approved in time{late}"}
+    else:
+        words = f": {answer.message}" if answer.message else ""
+        out = {"behavior": "deny", "message": f"ShellGate: the user declined{words}"}
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}

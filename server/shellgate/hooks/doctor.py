@@ -1,0 +1,219 @@
+"""`shellgate hook doctor [AGENT ...]`: is ShellGate's hook live, and if not, what is wrong.
+
+Codex: its app-server's `hooks/list` must say `trusted` for our hooks (an untrusted or
+modified hook is skipped silently). Claude Code and Gemini: the installed command, run on a
+sample event, must answer in the agent's format; for Gemini the policy must be in place.
+Exit 0 when every agent checked is live, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shellgate.hooks import install
+
+PROG = "shellgate hook doctor"
+AGENTS = ("codex", "claude-code", "gemini")
+
+
+def _our_commands(path: Path, agent: str) -> dict[str, str]:
+    """event -> our installed command, from a hooks/settings JSON file."""
+    hooks = install._read_json(path).get("hooks") or {}
+    found: dict[str, str] = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for g in groups if isinstance(groups, list) else []:
+            for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
+                if isinstance(h, dict) and install._ours(h.get("command"), agent):
+                    found[event] = h["command"]
+    return found
+
+
+def dry_run(command: str, event: dict[str, Any], cwd: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(event),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _sample(agent: str, event: str, cwd: str) -> dict[str, Any]:
+    tool = "run_shell_command" if agent == "gemini" else "Bash"
+    return {
+        "session_id": "shellgate-doctor",
+        "cwd": cwd,
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": {"command": "true"},
+    }
+
+
+def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: str) -> list[str]:
+    problems: list[str] = []
+    try:
+        commands = _our_commands(settings, agent)
+    except install.InstallError as exc:
+        return [str(exc)]
+    for event in events:
+        command = commands.get(event)
+        if command is None:
+            problems.append(
+                f"{settings}: no ShellGate {event} hook: run `shellgate hook install {agent}`"
+            )
+            continue
+        code, out, err = dry_run(command, _sample(agent, event, cwd), cwd)
+        try:
+            answer = json.loads(out) if out.strip() else None
+        except ValueError:
+            answer = None
+        if code != 0 or not isinstance(answer, dict) or not answer:
+            problems.append(
+                f"{event}: `{command}` did not answer (exit {code}): {(err or out).strip()[:300]}"
+            )
+    return problems
+
+
+def check_codex(codex_home: Path, codex: str | None, cwd: str, env: Mapping[str, str]) -> list[str]:
+    declaring = [codex_home.absolute() / "hooks.json", Path(cwd).absolute() / ".codex/hooks.json"]
+    ours = {p: _our_commands(p, "codex") for p in declaring if p.exists()}
+    if not any(ours.values()):
+        return [f"{declaring[0]}: no ShellGate hook: run `shellgate hook install codex`"]
+    if codex is None:
+        return [
+            "codex not found on PATH (give --codex PATH): cannot ask it whether it trusts the hook"
+        ]
+    try:
+        entries = hooks_list(codex, cwd, {**env, "CODEX_HOME": str(codex_home)})
+    except (OSError, TimeoutError, ValueError) as exc:
+        return [f"codex app-server hooks/list failed: {exc}"]
+    problems: list[str] = []
+    mine = [e for e in entries if install._ours(e.get("command"), "codex")]
+    for event in ("preToolUse", "permissionRequest"):
+        hits = [e for e in mine if e.get("eventName") == event]
+        if not hits:
+            problems.append(f"Codex does not list ShellGate's {event} hook")
+        for e in hits:
+            if e.get("trustStatus") not in ("trusted", "managed"):
+                problems.append(
+                    f"Codex says {e.get('key')} is {e.get('trustStatus')}: it skips "
+                    "it silently; rerun `shellgate hook install codex`"
+                )
+    return problems
+
+
+def hooks_list(codex: str, cwd: str, env: Mapping[str, str], timeout: float = 30) -> list[Any]:
+    argv = [
+        codex,
+        "app-server",
+        "-c",
+        "check_for_update_on_startup=false",
+        "-c",
+        "analytics.enabled=false",
+    ]
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        msgs = [
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "clientInfo": {
+                        "name": "shellgate-doctor",
+                        "title": "ShellGate",
+                        "version": "1",
+                    },
+                    "capabilities": {"experimentalApi": True},
+                },
+            },
+            {"method": "initialized"},
+            {"id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}},
+        ]
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
+        proc.stdin.flush()
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        buf = b""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                raise TimeoutError(f"no hooks/list answer in {timeout:.0f} s")
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                raise ValueError("codex app-server exited before answering")
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                msg = json.loads(line)
+                if msg.get("id") == 2 and "method" not in msg:
+                    if "error" in msg:
+                        raise ValueError(msg["error"].get("message", "error"))
+                    data = (msg.get("result") or {}).get("data") or []
+                    return [h for block in data for h in (block.get("hooks") or [])]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
+    p = argparse.ArgumentParser(prog=PROG, description="Check that ShellGate's hooks are live.")
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="codex, claude-code, gemini")
+    p.add_argument("--codex", metavar="PATH", help="the codex binary (default: codex on PATH)")
+    p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
+    try:
+        opts = p.parse_args(args)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    if bad := [a for a in opts.agents if a not in AGENTS]:
+        p.error(f"unknown agent {bad[0]!r} (choose from {', '.join(AGENTS)})")
+    from shellgate.rules.layers import default_codex_home
+
+    cwd = os.getcwd()
+    failed = False
+    for agent in opts.agents or AGENTS:
+        if agent == "codex":
+            home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
+            problems = check_codex(home, opts.codex or shutil.which("codex"), cwd, env)
+        elif agent == "claude-code":
+            settings = [install.claude_settings(None, env), install.claude_settings(Path(cwd), env)]
+            found = next(
+                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[0]
+            )
+            problems = check_json_agent(agent, found, ("PreToolUse", "PermissionRequest"), cwd)
+        else:
+            home = install.gemini_home(env)
+            settings = [home / "settings.json", Path(cwd) / ".gemini" / "settings.json"]
+            found = next(
+                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[0]
+            )
+            problems = check_json_agent(agent, found, ("BeforeTool",), cwd)
+            if not (home / "policies" / "shellgate.toml").exists():
+                problems.append(
+                    f"{home / 'policies' / 'shellgate.toml'} is missing: Gemini never "
+                    "offers run_shell_command to the model in -p, so the hook never runs"
+                )
+        failed |= bool(problems)
+        print(f"{agent}: " + ("live" if not problems else "NOT live"))
+        for problem in problems:
+            print(f"  - {problem}")
+    return 1 if failed else 0

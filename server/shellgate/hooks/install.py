@@ -1,0 +1,343 @@
+"""`shellgate hook install AGENT` and `shellgate hook doctor`: ShellGate's hook merged into
+the agent's own configuration, and a check that it is live.
+
+Merging keeps every other setting; our entry is found by its command (`-m shellgate hook
+AGENT`), so a second install replaces it instead of adding another. A file that does not parse
+is left alone (Claude Code ignores an invalid settings file as a whole, Codex refuses a bad
+config.toml): the user fixes it first. Each changed file is copied to `FILE.shellgate-backup`
+first (the first backup is kept: it holds the file as it was before ShellGate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from shellgate.hooks import codex_trust
+
+PROG = "shellgate hook install"
+HOOK_TIMEOUT = 330  # seconds; above the dialog's 300, so we answer before the agent gives up
+MARK = "shellgate hook "
+GEMINI_POLICY = """\
+# Written by `shellgate hook install gemini`: lets run_shell_command reach ShellGate's BeforeTool
+# hook, which decides every shell command (Gemini's `allow` from a hook grants nothing itself).
+[[rule]]
+toolName = "run_shell_command"
+decision = "allow"
+priority = 100
+allowRedirection = true
+"""
+
+
+class InstallError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Change:
+    path: Path
+    what: str
+
+
+def hook_command(agent: str, flags: list[str]) -> str:
+    """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported)."""
+    return shlex.join([sys.executable, "-I", "-m", "shellgate", "hook", agent, *flags])
+
+
+def _ours(command: object, agent: str) -> bool:
+    return isinstance(command, str) and (MARK + agent) in command
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InstallError(
+            f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from None
+    if not isinstance(data, dict):
+        raise InstallError(
+            f"{path}: not a JSON object; fix it first, nothing was changed"
+        ) from None
+    return data
+
+
+def _write(path: Path, text: str, changes: list[Change], what: str) -> None:
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if old is not None:
+        backup = path.with_name(path.name + ".shellgate-backup")
+        if not backup.exists():
+            shutil.copy2(path, backup)
+        what += f" (backup: {backup})"
+    tmp = path.with_name(path.name + ".shellgate-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    changes.append(Change(path, what))
+
+
+def _merge_groups(
+    hooks: dict[str, Any], event: str, group: dict[str, Any] | None, agent: str
+) -> int | None:
+    """Drop our old group for `event`, add `group` last; the index it got (None: removed)."""
+    groups = [
+        g
+        for g in hooks.get(event) or []
+        if not any(
+            _ours(h.get("command"), agent) for h in (g.get("hooks") or []) if isinstance(h, dict)
+        )
+    ]
+    if group is not None:
+        groups.append(group)
+    if groups:
+        hooks[event] = groups
+    else:
+        hooks.pop(event, None)
+    return len(groups) - 1 if group is not None else None
+
+
+def _json_hooks(
+    path: Path, events: Mapping[str, dict[str, Any]], agent: str, uninstall: bool
+) -> tuple[str, dict[str, int | None]]:
+    data = _read_json(path)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError(
+            f"{path}: `hooks` is not an object; fix it first, nothing was changed"
+        ) from None
+    index = {
+        ev: _merge_groups(hooks, ev, None if uninstall else g, agent) for ev, g in events.items()
+    }
+    if not hooks:
+        data.pop("hooks")
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n", index
+
+
+def install_codex(
+    codex_home: Path, scope_root: Path | None, flags: list[str], uninstall: bool
+) -> list[Change]:
+    """hooks.json (user: $CODEX_HOME, project: <root>/.codex) plus the trust state."""
+    declaring = (scope_root / ".codex" if scope_root else codex_home).absolute() / "hooks.json"
+    command = hook_command("codex", flags)
+    events = {
+        ev: {
+            "matcher": "Bash",
+            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
+        }
+        for ev in ("PreToolUse", "PermissionRequest")
+    }
+    old_index = _json_index(declaring, "codex")
+    text, index = _json_hooks(declaring, events, "codex", uninstall)
+    config = codex_home.absolute() / "config.toml"
+    config_text = config.read_text(encoding="utf-8") if config.exists() else ""
+    try:
+        tomllib.loads(config_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(
+            f"{config}: not valid TOML ({exc}); fix it first, nothing was changed"
+        ) from None
+    for event, old in old_index.items():
+        config_text = codex_trust.set_trust(
+            config_text, codex_trust.state_key(declaring, event, old), None
+        )
+    for event, group in index.items():
+        if group is not None:
+            value = codex_trust.trust_hash(event, "Bash", command, HOOK_TIMEOUT)
+            config_text = codex_trust.set_trust(
+                config_text, codex_trust.state_key(declaring, event, group), value
+            )
+    try:
+        tomllib.loads(config_text)
+    except tomllib.TOMLDecodeError as exc:  # e.g. the same table already spelled differently
+        raise InstallError(
+            f"{config}: the trust entry would not parse ({exc}); nothing changed"
+        ) from None
+    changes: list[Change] = []
+    verb = "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
+    _write(declaring, text, changes, verb)
+    _write(config, config_text, changes, "hook trust (hooks.state trusted_hash)")
+    return changes
+
+
+def _json_index(path: Path, agent: str) -> dict[str, int]:
+    """Where our groups sit now, so that their trust entries can be dropped."""
+    try:
+        hooks = _read_json(path).get("hooks") or {}
+    except InstallError:
+        return {}
+    out = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for i, g in enumerate(groups if isinstance(groups, list) else []):
+            if isinstance(g, dict) and any(
+                isinstance(h, dict) and _ours(h.get("command"), agent) for h in g.get("hooks") or []
+            ):
+                out[event] = i
+    return {k: v for k, v in out.items() if k in codex_trust.EVENT_LABELS}
+
+
+def claude_settings(scope_root: Path | None, env: Mapping[str, str]) -> Path:
+    if scope_root is not None:
+        return scope_root / ".claude" / "settings.json"
+    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or "~", ".claude")
+    return Path(os.path.expanduser(base)) / "settings.json"
+
+
+def install_claude(settings: Path, flags: list[str], uninstall: bool) -> list[Change]:
+    command = hook_command("claude-code", flags)
+    events = {
+        ev: {
+            "matcher": "Bash",
+            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
+        }
+        for ev in ("PreToolUse", "PermissionRequest")
+    }
+    text, _ = _json_hooks(settings, events, "claude-code", uninstall)
+    changes: list[Change] = []
+    _write(
+        settings,
+        text,
+        changes,
+        "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash",
+    )
+    return changes
+
+
+def gemini_home(env: Mapping[str, str]) -> Path:
+    return (
+        Path(os.path.expanduser(env.get("GEMINI_CLI_HOME") or env.get("HOME") or "~")) / ".gemini"
+    )
+
+
+def install_gemini(
+    home: Path, scope_root: Path | None, flags: list[str], uninstall: bool
+) -> list[Change]:
+    settings = (scope_root / ".gemini" if scope_root else home) / "settings.json"
+    command = hook_command("gemini", flags)
+    group = {
+        "matcher": "run_shell_command",
+        "hooks": [
+            {
+                "name": "shellgate",
+                "type": "command",
+                "command": command,
+                "timeout": HOOK_TIMEOUT * 1000,
+            }
+        ],
+    }
+    text, _ = _json_hooks(settings, {"BeforeTool": group}, "gemini", uninstall)
+    changes: list[Change] = []
+    _write(
+        settings, text, changes, "removed" if uninstall else "BeforeTool hook for run_shell_command"
+    )
+    policy = home / "policies" / "shellgate.toml"  # user tier: workspace policies are ignored
+    if uninstall:
+        if policy.exists():
+            policy.unlink()
+            changes.append(Change(policy, "removed"))
+    else:
+        _write(policy, GEMINI_POLICY, changes, "policy: run_shell_command reaches the hook")
+    return changes
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Merge ShellGate's hook into the agent's "
+        "own configuration (idempotent; a backup of each changed file).",
+    )
+    p.add_argument("agent", choices=["codex", "claude-code", "gemini"])
+    p.add_argument(
+        "--scope",
+        choices=["user", "project"],
+        default="user",
+        help="the user's configuration (default) or the project's",
+    )
+    p.add_argument("--project", metavar="DIR", help="the project (default: the current folder)")
+    p.add_argument("--uninstall", action="store_true", help="remove ShellGate's hook")
+    p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
+    p.add_argument(
+        "--sandbox",
+        choices=["read-only", "workspace-write"],
+        help="Claude Code, Gemini: run allowed commands in ShellGate's sandbox",
+    )
+    p.add_argument("--network", choices=["off", "full"], help="the sandbox's network")
+    p.add_argument(
+        "--fallback",
+        choices=["ask", "deny"],
+        help="no editor reachable: the agent's own prompt, or blocked",
+    )
+    p.add_argument("--approval-policy", metavar="POLICY", help="default on-request")
+    return p
+
+
+def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
+    try:
+        opts = _parser().parse_args(args)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    flags: list[str] = []
+    for name in ("approval_policy", "sandbox", "network", "fallback"):
+        value = getattr(opts, name)
+        if value is not None:
+            flags += ["--" + name.replace("_", "-"), value]
+    if opts.approval_policy is not None:
+        from shellgate.approval.context import ApprovalPolicy
+
+        try:  # a hook that cannot parse its own options blocks every command: refuse it now
+            ApprovalPolicy.parse(opts.approval_policy)
+        except ValueError as exc:
+            print(f"{PROG}: error: --approval-policy: {exc}", file=sys.stderr)
+            return 2
+    if opts.agent == "codex" and (opts.sandbox or opts.network):
+        print(
+            f"{PROG}: error: --sandbox/--network are for Claude Code and Gemini: Codex "
+            "sandboxes its commands itself",
+            file=sys.stderr,
+        )
+        return 2
+    root = Path(opts.project or os.getcwd()).absolute() if opts.scope == "project" else None
+    from shellgate.rules.layers import default_codex_home
+
+    try:
+        if opts.agent == "codex":
+            home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
+            changes = install_codex(home, root, flags, opts.uninstall)
+        elif opts.agent == "claude-code":
+            changes = install_claude(claude_settings(root, env), flags, opts.uninstall)
+        else:
+            changes = install_gemini(gemini_home(env), root, flags, opts.uninstall)
+    except (InstallError, OSError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    done = "uninstalled" if opts.uninstall else "installed"
+    if not changes:
+        print(f"shellgate hook {opts.agent}: already {done}; nothing changed")
+    for c in changes:
+        print(f"{c.path}: {c.what}")
+    if changes and not opts.uninstall:
+        print(
+            f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "
+            f"{opts.agent}`"
+        )
+    return 0
+
+
+def main(verb: str, args: list[str]) -> int:
+    if verb == "install":
+        return install_main(args)
+    from shellgate.hooks import doctor
+
+    return doctor.main(args)

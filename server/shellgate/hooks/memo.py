@@ -1,0 +1,163 @@
+"""Decisions kept on disk, so that a hook for a command already judged pays Python's start-up
+and little else (the chain's imports alone cost several times that).
+
+The key is everything a decision depends on: the request, HOME and CODEX_HOME, the bytes of
+every rules file and config.toml Codex could load for the cwd (the user's, and each ancestor's
+`.codex/`), which ancestors hold a project root marker (`.git`, or config.toml's
+`project_root_markers`: a new one moves the project root), and ShellGate's decision code. A
+linked worktree (`.git` file) is never kept: its project may live outside the ancestors. Only
+decisions on rules that loaded are kept, as marshal data (nothing in the cache can run code),
+under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's neighbour.
+Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it off.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from collections.abc import Mapping
+from typing import Any
+
+try:  # hashlib would load OpenSSL first (milliseconds at every hook start) for a built-in hash
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
+
+_VERSION = b"shellgate-hook-memo-1"
+_CODE = ("rules", "shell", "approval", "explain", "hooks", "broker")
+
+
+def _code_stamp(h: Any) -> None:
+    base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for package in _CODE:
+        folder = os.path.join(base, package)
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
+        except FileNotFoundError:
+            continue
+        for name in names:
+            h.update(
+                b"%s/%s:%d\0"
+                % (package.encode(), name.encode(), os.stat(os.path.join(folder, name)).st_mtime_ns)
+            )
+
+
+def _file(h: Any, path: str) -> None:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        h.update(b"-%s\0" % os.fsencode(path))
+        return
+    h.update(b"+%s\0%d\0" % (os.fsencode(path), len(data)))
+    h.update(data)
+
+
+def _rules_folder(h: Any, folder: str) -> None:
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        h.update(b"-%s\0" % os.fsencode(folder))
+        return
+    h.update(b"d%s\0" % os.fsencode(folder))
+    for name in names:
+        path = os.path.join(folder, name)
+        h.update(b"l%d\0" % os.path.islink(path))
+        if os.path.isfile(path):
+            _file(h, path)
+
+
+def _markers(config: str) -> tuple[str, ...] | None:
+    """The root markers Codex looks for (None: config.toml unreadable as TOML; no memo)."""
+    try:
+        with open(config, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return (".git",)
+    if b"project_root_markers" not in data:
+        return (".git",)
+    import tomllib
+
+    try:
+        value = tomllib.loads(data.decode()).get("project_root_markers")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
+        return None
+    return (".git", *value)
+
+
+def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None:
+    """Where the decision for `request_key` (the request, serialised) is kept; None: never."""
+    if env.get("SHELLGATE_NO_CACHE") or not os.path.isabs(cwd):
+        return None
+    h = blake2b(_VERSION, digest_size=32)
+    try:
+        _code_stamp(h)
+        home = env.get("HOME", "")
+        codex_home = env.get("CODEX_HOME") or os.path.join(home or "~", ".codex")
+        h.update(b"%s\0%s\0%s\0" % (os.fsencode(home), os.fsencode(codex_home), request_key))
+        _rules_folder(h, os.path.join(codex_home, "rules"))
+        markers = _markers(os.path.join(codex_home, "config.toml"))
+        if markers is None:
+            return None
+        _file(h, os.path.join(codex_home, "config.toml"))
+        folder = os.path.normpath(cwd)
+        while True:
+            found = [m for m in markers if os.path.lexists(os.path.join(folder, m))]
+            h.update(b"f%s\0%s\0" % (os.fsencode(folder), repr(found).encode()))
+            if os.path.isfile(os.path.join(folder, ".git")):
+                return None
+            _rules_folder(h, os.path.join(folder, ".codex", "rules"))
+            _file(h, os.path.join(folder, ".codex", "config.toml"))
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    except OSError:
+        return None
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "shellgate", "decisions", h.hexdigest())
+
+
+def load(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            value = marshal.load(fh)
+        os.utime(path)  # in use: pruning keeps it
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def store(path: str, value: dict[str, Any]) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump(value, fh)
+        os.replace(tmp, path)  # readers never see half a file
+    except (OSError, ValueError):
+        return
+    if int.from_bytes(os.urandom(1), "big") < 4:  # now and then: forget what went unused
+        _prune(os.path.dirname(path))
+
+
+KEEP_SECONDS = 14 * 24 * 3600
+
+
+def _prune(folder: str) -> None:
+    """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime)."""
+    import time
+
+    cutoff = time.time() - KEEP_SECONDS
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    if entry.stat().st_mtime < cutoff:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+    except OSError:
+        pass

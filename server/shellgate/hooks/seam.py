@@ -1,0 +1,50 @@
+"""The hook's one seam to the broker: `decide` (the whole chain on the rules Codex would load
+from disk, no person asked) and `ask` (the editor's dialog, None when no editor is reachable).
+
+`decide` runs in this process, with the decision memo in front of it: a command already judged
+on the same rules and code costs little more than Python's start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest
+
+__all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide"]
+
+
+def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> AgentDecision:
+    """broker.decide's verdict (rules that do not load decide "forbidden"); raises
+    ProtocolError for a request that cannot be decided, which the hook turns into a block."""
+    from shellgate.hooks import memo
+
+    env = os.environ if env is None else env
+    key = json.dumps(request.to_json(), sort_keys=True).encode()
+    path = memo.path_for(key, request.cwd, env)
+    kept = memo.load(path) if path else None
+    if kept is not None:
+        try:
+            return AgentDecision(**{**kept, "amendment": _tuple(kept["amendment"])})
+        except (TypeError, KeyError):
+            pass  # an entry of another shape: judge afresh
+    from shellgate.broker.decide import decide as broker_decide
+
+    decision = broker_decide(request, env=env)
+    if path is not None and decision.explain is not None:
+        memo.store(path, decision._asdict())
+    return decision
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def ask(request: AgentRequest, *, timeout: float) -> AgentAnswer | None:
+    """The person's answer in the editor whose workspace holds request.cwd, or None."""
+    from shellgate.broker.client import ask as broker_ask
+
+    return broker_ask(request, timeout=timeout)

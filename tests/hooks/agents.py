@@ -1,0 +1,157 @@
+"""Drive one real agent CLI turn offline: a temporary HOME (and CODEX_HOME), ShellGate's hook
+installed there with `shellgate hook install`, the CLI and a stand-in model together inside
+`unshare -rn` (only loopback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+
+
+@dataclass
+class Home:
+    root: Path
+    home: Path
+    codex_home: Path
+    ws: Path
+
+    @classmethod
+    def make(cls, base: Path) -> Home:
+        home, ws = base / "home", base / "ws"
+        codex_home = home / ".codex"
+        for d in (home, ws, codex_home / "rules"):
+            d.mkdir(parents=True, exist_ok=True)
+        return cls(base, home, codex_home, ws)
+
+    def rules(self, text: str) -> None:
+        (self.codex_home / "rules" / "default.rules").write_text(text)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        keep = ("PATH", "LANG", "LC_ALL", "TERM", "SHELLGATE_BWRAP")
+        env = {k: v for k, v in os.environ.items() if k in keep}
+        env.update(
+            HOME=str(self.home),
+            CODEX_HOME=str(self.codex_home),
+            XDG_RUNTIME_DIR=str(self.root / "run"),
+            TMPDIR=str(self.root / "tmp"),
+        )
+        (self.root / "run").mkdir(mode=0o700, exist_ok=True)
+        (self.root / "tmp").mkdir(exist_ok=True)
+        env.update(extra)
+        return env
+
+    def install(self, agent: str, *flags: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "shellgate", "hook", "install", agent, *flags],
+            env=self.env(),
+            cwd=self.ws,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+
+def run_turn(
+    home: Home,
+    kind: str,
+    script: list[dict[str, Any]],
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float = 90,
+) -> dict[str, Any]:
+    if shutil.which("unshare") is None:
+        raise AssertionError("unshare (util-linux) is needed for the offline agent tests")
+    config = home.root / "turn.json"
+    result = home.root / "result.json"
+    config.write_text(
+        json.dumps(
+            {
+                "kind": kind,
+                "script": script,
+                "argv": argv,
+                "env": env,
+                "cwd": str(home.ws),
+                "timeout": timeout,
+            }
+        )
+    )
+    subprocess.run(
+        ["unshare", "-rn", sys.executable, str(HERE / "netns_run.py"), str(config), str(result)],
+        check=True,
+        timeout=timeout + 30,
+        env={**os.environ},
+    )
+    out: dict[str, Any] = json.loads(result.read_text())
+    return out
+
+
+def claude_turn(
+    home: Home, claude: Path, script: list[dict[str, Any]], **env: str
+) -> dict[str, Any]:
+    return run_turn(
+        home,
+        "anthropic",
+        script,
+        [str(claude), "-p", "do the task", "--output-format", "stream-json", "--verbose"],
+        home.env(
+            ANTHROPIC_API_KEY="dummy",
+            ANTHROPIC_BASE_URL="{URL}",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+            **env,
+        ),
+    )
+
+
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+
+
+def gemini_prepare(home: Home) -> None:
+    settings = home.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(GEMINI_SETTINGS))
+
+
+def gemini_turn(
+    home: Home, gemini: Path, script: list[dict[str, Any]], **env: str
+) -> dict[str, Any]:
+    return run_turn(
+        home,
+        "gemini",
+        script,
+        [
+            str(gemini),
+            "-p",
+            "do the task",
+            "-m",
+            "gemini-2.5-flash",
+            "--output-format",
+            "stream-json",
+        ],
+        home.env(
+            GEMINI_API_KEY="dummy",
+            GOOGLE_GEMINI_BASE_URL="{URL}",
+            GEMINI_CLI_HOME=str(home.home),
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+            GEMINI_CLI_NO_RELAUNCH="true",
+            **env,
+        ),
+        timeout=120,
+    )

@@ -1,0 +1,106 @@
+"""The real Codex (0.169.0, 0.171.0) with ShellGate's hooks installed by `shellgate hook install
+codex`: Codex trusts them (its own app-server `hooks/list`, through `shellgate hook doctor`), a
+plain command runs with the hook quiet, and a hook that cannot decide blocks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from agents import Home, run_turn
+
+import realtools
+
+PROVIDER = '{name="standin",base_url="{URL}",wire_api="responses"}'
+
+
+def _exec(home: Home, codex: str, script: list[dict[str, object]], **env: str) -> dict[str, object]:
+    argv = [
+        codex,
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "-s",
+        "workspace-write",
+        "-c",
+        "model_provider=standin",
+        "-c",
+        f"model_providers.standin={PROVIDER}",
+        "-c",
+        "model=stand-in",
+        "-c",
+        "check_for_update_on_startup=false",
+        "-c",
+        "analytics.enabled=false",
+        "--disable",
+        "plugins",
+        "do the task",
+    ]
+    return run_turn(home, "responses", script, argv, home.env(NO_COLOR="1", **env))
+
+
+@pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
+def test_installed_hooks_are_trusted_and_a_failing_hook_blocks(home: Home, version: str) -> None:
+    codex = str(realtools.codex(version))
+    home.install("codex")
+    doctor = subprocess.run(
+        [
+            "unshare",
+            "-rn",
+            sys.executable,
+            "-m",
+            "shellgate",
+            "hook",
+            "doctor",
+            "codex",
+            "--codex",
+            codex,
+        ],
+        env=home.env(),
+        cwd=home.ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert doctor.returncode == 0 and "codex: live" in doctor.stdout, doctor.stdout + doctor.stderr
+
+    ran = _exec(home, codex, [{"tool": "<auto>", "command": "touch made"}, {"text": "fin"}])
+    assert (home.ws / "made").exists(), ran["stdout"]
+
+    # A hook that cannot work (here: a fallback setting it does not know) blocks, never passes.
+    script = [{"tool": "<auto>", "command": "touch again"}, {"text": "fin"}]
+    result = _exec(home, codex, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    assert not (home.ws / "again").exists()
+    assert "Command blocked by PreToolUse hook" in str(result["requests"]), result
+    assert "must be ask or deny" in str(result["requests"])
+
+
+def test_doctor_says_what_is_wrong_with_a_stale_trust_hash(home: Home) -> None:
+    codex = str(realtools.codex())
+    home.install("codex")
+    config = home.codex_home / "config.toml"
+    config.write_text(
+        config.read_text().replace('trusted_hash = "sha256:', 'trusted_hash = "sha256:0')
+    )
+    doctor = subprocess.run(
+        [
+            "unshare",
+            "-rn",
+            sys.executable,
+            "-m",
+            "shellgate",
+            "hook",
+            "doctor",
+            "codex",
+            "--codex",
+            codex,
+        ],
+        env=home.env(),
+        cwd=home.ws,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert doctor.returncode == 1 and "codex: NOT live" in doctor.stdout
+    assert "modified" in doctor.stdout and "skips it silently" in doctor.stdout

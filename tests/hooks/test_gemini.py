@@ -1,0 +1,57 @@
+"""The real Gemini CLI (`gemini -p`) with ShellGate's BeforeTool hook and policy installed by
+`shellgate hook install gemini`, against the streamGenerateContent stand-in, offline. One turn
+holds every case: Gemini costs seconds per turn."""
+
+from __future__ import annotations
+
+from agents import Home, gemini_prepare, gemini_turn
+from standins import tool_results
+
+import realtools
+
+RULES = """\
+prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
+prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
+"""
+
+
+def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
+    gemini = realtools.gemini()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    outside = home.home / "outside"
+    gemini_prepare(home)
+    summary = home.install("gemini", "--sandbox", "workspace-write")
+    assert "policy" in summary and "backup" in summary  # merged into the settings we wrote
+    script = [
+        {"bash": "rm -f victim"},
+        {"bash": "echo hi > made"},
+        {"bash": f"touch {outside}"},
+        {"bash": "touch asked"},
+        {"text": "fin"},
+    ]
+    result = gemini_turn(home, gemini, script)
+    assert result["rc"] == 0, result["stderr"][-3000:]
+    told = tool_results("gemini", result["requests"][-1])
+    assert len(told) == 4, told
+    assert (home.ws / "victim").read_text() == "keep"
+    assert "Tool execution blocked: ShellGate" in told[0] and "keep the victim file" in told[0]
+    # a redirection too: the installed policy lets it reach the hook (allowRedirection)
+    assert (home.ws / "made").read_text() == "hi\n"
+    assert not outside.exists() and "denied by the workspace-write sandbox" in told[2]
+    # needs approval, no editor: blocked with the reason (Gemini's own ask would hang -p)
+    assert not (home.ws / "asked").exists()
+    assert "asked needs a look" in told[3] and "no editor is reachable" in told[3]
+
+
+def test_a_failing_hook_blocks(home: Home) -> None:
+    gemini = realtools.gemini()
+    gemini_prepare(home)
+    home.install("gemini")
+    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
+    script = [{"bash": "touch made"}, {"text": "fin"}]
+    result = gemini_turn(home, gemini, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    told = tool_results("gemini", result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "Tool execution blocked" in told[0], told
+    assert "must be ask or deny" in told[0]

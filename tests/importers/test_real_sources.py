@@ -1,0 +1,177 @@
+"""The source tools themselves: what the real Claude Code and Gemini CLI do with an
+allowlist, checked on disk, against what the importer says they do (its round trip's source
+column). Each runs once, offline (`unshare -rn`, a stand-in model on 127.0.0.1 for Claude
+Code, Gemini's own `--fake-responses` file), with several shell calls in one model turn."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import realtools
+from shellgate.importers import claude_code, gemini
+from shellgate.importers.model import Kind
+from shellgate.importers.roundtrip import source_decision
+
+from .helpers import write
+
+HERE = Path(__file__).resolve().parent
+
+CLAUDE_SETTINGS = """\
+{
+  "permissions": {
+    "allow": ["Bash(touch a:*)", "Bash(mkdir x)", "Bash(touch d *)"],
+    "deny": ["Bash(touch c:*)"]
+  }
+}
+"""
+# (command, the file it creates when it runs)
+CLAUDE_COMMANDS = [
+    ("touch a", "a"),
+    ("touch a b2", "b2"),
+    ("touch ab", "ab"),
+    ("mkdir x", "x"),
+    ("mkdir x y", "y"),
+    ("touch d", "d"),
+    ("touch dd", "dd"),
+    ("touch c", "c"),
+    ("timeout 5 touch c", "c"),
+    ("FOO=1 touch c", "c"),
+    ("touch c3", "c3"),
+    ("touch p", "p"),  # allowed only by the untrusted project's settings
+]
+
+
+def _tool_results(log: Path) -> list[dict[str, object]]:
+    last = [json.loads(line) for line in log.read_text().splitlines()][-1]
+    out = []
+    for message in last["messages"]:
+        if message["role"] == "user" and isinstance(message["content"], list):
+            out += [b for b in message["content"] if b.get("type") == "tool_result"]
+    return out
+
+
+def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
+    claude = realtools.claude()
+    settings = write(tmp_path / "home" / ".claude" / "settings.json", CLAUDE_SETTINGS)
+    project = write(
+        tmp_path / "ws" / ".claude" / "settings.json",
+        '{"permissions": {"allow": ["Bash(touch p:*)"]}}',
+    )
+    script = write(
+        tmp_path / "script.json",
+        json.dumps([{"tool_use": [{"command": c} for c, _ in CLAUDE_COMMANDS]}, {"text": "done"}]),
+    )
+    run = subprocess.run(
+        [str(HERE / "run_claude.sh"), str(claude), str(tmp_path), str(script)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, (tmp_path / "stderr.txt").read_text()
+    results = _tool_results(tmp_path / "requests.jsonl")
+    assert len(results) == len(CLAUDE_COMMANDS)
+    source = claude_code.read([settings])
+    # Claude Code ignores an untrusted project's allow entries; the importer says so.
+    *checked, (_, untrusted) = zip(CLAUDE_COMMANDS, results, strict=True)
+    assert "needs approval" in json.dumps(untrusted["content"])
+    assert any("until the workspace is trusted" in n for n in claude_code.read([project]).notes)
+    for (command, _), result in checked:
+        expected, _ = source_decision(source, command)
+        text = json.dumps(result["content"])
+        if expected is Kind.ALLOW:
+            assert result.get("is_error") is not True, (command, text)
+        elif expected is Kind.DENY:
+            assert "has been denied" in text, (command, text)
+        else:  # asked: in -p with no one to ask, Claude Code refuses with "needs approval"
+            assert "needs approval" in text, (command, text)
+    ran = sorted(p.name for p in (tmp_path / "ws").iterdir() if p.name != ".claude")
+    assert ran == ["a", "b2", "d", "x"]  # on disk: only what the importer calls allow
+
+
+GEMINI_POLICY = """\
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "touch a"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "touch"
+decision = "deny"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "touch d"
+decision = "allow"
+priority = 200
+
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "mkdir (x|y)"
+decision = "allow"
+priority = 100
+"""
+GEMINI_COMMANDS = ["touch a", "touch ab", "touch a2 b", "touch d", "touch c", "mkdir x", "mkdir xz"]
+_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+
+
+def _fake_responses(commands: list[str]) -> str:
+    parts = [
+        {"functionCall": {"name": "run_shell_command", "args": {"command": c, "description": "d"}}}
+        for c in commands
+    ]
+    usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+
+    def turn(content_parts: list[dict[str, object]]) -> str:
+        candidate = {"content": {"role": "model", "parts": content_parts}, "finishReason": "STOP"}
+        response = [{"candidates": [{**candidate, "index": 0}], "usageMetadata": usage}]
+        return json.dumps({"method": "generateContentStream", "response": response})
+
+    return turn(parts) + "\n" + turn([{"text": "done"}]) + "\n"
+
+
+def test_gemini_decides_as_the_importer_says(tmp_path: Path) -> None:
+    binary = realtools.gemini()
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    policy = write(home / ".gemini" / "policies" / "mine.toml", GEMINI_POLICY)
+    write(home / ".gemini" / "settings.json", json.dumps(_SETTINGS))
+    fake = write(tmp_path / "fake.jsonl", _fake_responses(GEMINI_COMMANDS))
+    ws.mkdir()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GEMINI_CLI_HOME": str(home),
+        "GEMINI_API_KEY": "dummy",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+    }
+    argv = [str(binary), "-p", "go", "-m", "gemini-2.5-flash", "--fake-responses", str(fake)]
+    run = subprocess.run(
+        ["unshare", "-rn", *argv, "--output-format", "stream-json"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    results = [e for e in events if e.get("type") == "tool_result"]
+    assert len(results) == len(GEMINI_COMMANDS)
+    source = gemini.read([policy], tiers={policy: gemini.USER_TIER})
+    for command, result in zip(GEMINI_COMMANDS, results, strict=True):
+        expected, _ = source_decision(source, command)
+        assert (result["status"] == "success") == (expected is Kind.ALLOW), (command, result)
+    # Equal priorities: file order decides (`touch a`); 200 beats 100 (`touch d`); the regex
+    # has no boundary at its end (`mkdir xz`).
+    assert sorted(p.name for p in ws.iterdir()) == ["a", "d", "x", "xz"]
