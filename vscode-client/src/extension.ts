@@ -9,6 +9,7 @@ import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
 import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
 import { explain, SCHEME, TraceDocuments } from './explain';
+import { registerMcpServers } from './mcp';
 import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
@@ -35,6 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void status.refresh(c);
   }));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
+  registerMcpServers(context, log);
 
   const need = async (): Promise<LanguageClient | undefined> => {
     const client = await srv.ensure();

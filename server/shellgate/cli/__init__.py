@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("shellgate.cli.run", "run a command through rules, approval and the sandbox"),
     "serve": ("shellgate.cli.serve", "the language server over stdio"),
     "agent": ("shellgate.cli.agent", "a model-driven agent whose commands pass the chain"),
+    "mcp": ("shellgate.cli.mcp", "an MCP server (stdio) whose shell passes the chain; install"),
     "hook": ("shellgate.cli.hook", "the hook of Codex, Claude Code or Gemini CLI (and install)"),
     "sandbox": ("shellgate.cli.sandbox", "run a command in ShellGate's bubblewrap sandbox"),
     "import": ("shellgate.cli.import_", "Claude Code, Gemini CLI or VS Code allowlists as rules"),

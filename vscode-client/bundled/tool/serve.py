@@ -1,4 +1,5 @@
-"""Starts `shellgate serve` from the libraries bundled in the extension.
+"""Starts `shellgate serve` (or, given `mcp` first, `shellgate mcp`) from the libraries bundled in
+the extension.
 
 The .vsix ships ShellGate and its dependencies per Python version in bundled/libs/cpXY (some
 wheels are compiled); this puts the matching folder first on sys.path, so that installing the
@@ -30,7 +31,10 @@ def main() -> int:
             "`shellgate.interpreter` at such a Python, or at one where ShellGate is installed.\n"
         )
         return 3
-    return int(shellgate_main(["serve", *sys.argv[1:]]))
+    args = sys.argv[1:]
+    if args[:1] == ["mcp"]:  # the MCP server VS Code's agents are offered (src/mcp.ts)
+        return int(shellgate_main(args))
+    return int(shellgate_main(["serve", *args]))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,70 @@
+"""The editor's dialog, through the broker (`shellgate.broker.client`): the one seam between the
+MCP face and the language server. `ask` returns None when no ShellGate editor serves the folder:
+the caller falls back, it never treats that as a yes. The broker client never raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shellgate.approval.review import ReviewDecision
+from shellgate.broker import client
+from shellgate.broker.protocol import AgentAnswer, AgentRequest
+from shellgate.exec.approver import Answer, ApprovalRequest, RequestKind
+
+_ANSWERS = {
+    "accept": ReviewDecision.APPROVED,
+    "acceptForSession": ReviewDecision.APPROVED_FOR_SESSION,
+    "acceptWithExecpolicyAmendment": ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
+    "decline": ReviewDecision.DENIED,
+    "cancel": ReviewDecision.ABORT,
+    "timeout": ReviewDecision.TIMED_OUT,
+}
+
+
+def available(cwd: str) -> bool:
+    return client.find_server(cwd) is not None
+
+
+def ask_raw(
+    *, cwd: str, agent: str, session_id: str, command: str | Sequence[str],
+    justification: str | None, approval_policy: str, sandbox: str,
+    sandbox_permissions: str = "use_default", timeout: float,
+) -> AgentAnswer | None:  # fmt: skip
+    """The person's answer in the editor, or None when no editor is reachable."""
+    if client.find_server(cwd) is None:
+        return None
+    request = AgentRequest(
+        agent=agent, session_id=session_id, cwd=cwd,
+        command=command if isinstance(command, str) else tuple(command),
+        justification=justification, approval_policy=approval_policy, sandbox=sandbox,
+        sandbox_permissions=sandbox_permissions)  # fmt: skip
+    return client.ask(request, timeout=timeout)
+
+
+def _script(argv: Sequence[str]) -> str | tuple[str, ...]:
+    """`bash -lc SCRIPT` as the script (the broker runs a string as `bash -lc`), else the argv."""
+    if len(argv) == 3 and argv[1] == "-lc" and argv[0].rsplit("/", 1)[-1] == "bash":
+        return argv[2]
+    return tuple(argv)
+
+
+def ask(
+    request: ApprovalRequest, *, cwd: str, agent: str, session_id: str, approval_policy: str,
+    sandbox: str, timeout: float,
+) -> tuple[Answer, str | None] | None:  # fmt: skip
+    """One orchestrator question answered in the editor (with the person's words), or None."""
+    escalation = request.kind is RequestKind.ESCALATION
+    answer = ask_raw(
+        cwd=cwd, agent=agent, session_id=session_id, command=_script(request.command),
+        justification=request.reason, approval_policy=approval_policy, sandbox=sandbox,
+        sandbox_permissions="require_escalated" if escalation else "use_default",
+        timeout=timeout)  # fmt: skip
+    if answer is None:
+        return None
+    decision = _ANSWERS.get(answer.answer, ReviewDecision.DENIED)
+    if decision.approves and request.choice(decision.value) is None:
+        # An answer this question did not offer (e.g. "don't ask again" for a one-off): the
+        # plain yes, never more than was offered.
+        decision = ReviewDecision.APPROVED
+    return Answer(decision), answer.message
