@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job, from a fresh clone: set up, then
 #   1. ask what Codex would decide for a few commands under the bundled example policy;
-#   2. run the embedded agent end to end against the bundled stand-in model (no model, no
+#   2. answer as Claude Code's hook would, for a forbidden and an allowed command;
+#   3. replay real agent and shell histories (tests/replay/fixtures) through the same rules;
+#   4. run the embedded agent end to end against the bundled stand-in model (no model, no
 #      network): real rules, the real bubblewrap sandbox, questions asked in this terminal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,20 @@ echo
 script='git status && rm -rf build && timeout 5 git push --force'
 echo "\$ shellgate explain --rules $rules --shell '$script'"
 $sg explain --rules "$rules" --shell "$script" || true
+echo
+
+echo "== Outside agents: ShellGate as Claude Code's PreToolUse hook (shellgate hook claude-code) =="
+home=$(mktemp -d) && mkdir -p "$home/rules" && cp "$rules" "$home/rules/default.rules"
+for cmd in "rm -rf build" "git status"; do
+  event="{\"session_id\":\"demo\",\"cwd\":\"$PWD\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$cmd\"}}"
+  echo "\$ echo '{... \"command\": \"$cmd\"}' | shellgate hook claude-code"
+  echo "$event" | CODEX_HOME="$home" XDG_RUNTIME_DIR="$home/run" $sg hook claude-code || echo "(exit $?)"
+done
+echo
+
+echo "== Replay: what the rules would have done with real histories (shellgate replay) =="
+echo "\$ shellgate replay tests/replay/fixtures --codex-home $home"
+$sg replay tests/replay/fixtures --codex-home "$home" || true
 echo
 
 echo "== The agent: a scripted model proposes commands; each passes rules, approval, sandbox =="
