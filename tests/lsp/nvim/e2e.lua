@@ -51,9 +51,16 @@ local hover2 = request("textDocument/hover", { textDocument = doc, position = { 
 check(hover2 and hover2.contents.value:find("# check:", 1, true) ~= nil, "hover on a # check: comment")
 
 local lenses = request("textDocument/codeLens", { textDocument = doc })
-local lens_title = lenses and lenses[1] and lenses[1].command and lenses[1].command.title or ""
-out("  code lens: %s", lens_title)
-check(lens_title:find("check: ", 1, true) ~= nil, "code lens with the decision of the # check: comment")
+-- Rules carry coverage lenses ("never matched") too: find the `# check:` one among them.
+local lens_title, titles = "", {}
+for _, lens in ipairs(lenses or {}) do
+  local title = lens.command and lens.command.title or ""
+  table.insert(titles, title)
+  if title:find("check: ", 1, true) then lens_title = title end
+end
+out("  code lenses: %s", table.concat(titles, " | "))
+check(lens_title ~= "", "code lens with the decision of the # check: comment")
+check(vim.tbl_contains(titles, "never matched"), "coverage lens on the rule")
 
 
 local actions = request("textDocument/codeAction", {
