@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from shellgate.cli.common import exit_status
 
@@ -46,6 +47,13 @@ def main(argv: list[str]) -> int:
         "--commands",
         metavar="FILE",
         help="more commands for the round trip, one a line (e.g. from your shell history)",
+    )
+    parser.add_argument(
+        "--history",
+        nargs="*",
+        metavar="SOURCE",
+        help="also round-trip each distinct command of these histories, read as "
+        "`shellgate replay` reads them (no SOURCE: the default places)",
     )
     parser.add_argument(
         "--approval-policy",
@@ -86,6 +94,13 @@ def main(argv: list[str]) -> int:
             print(f"shellgate import: {args.commands}: {err}; nothing written", file=sys.stderr)
             return 1
         history = [line.strip() for line in text.splitlines() if line.strip()]
+    read = None
+    if args.history is not None:
+        got = _read_history(args.history, args.codex_home)
+        if isinstance(got, int):
+            return got
+        read, commands = got
+        history += commands
     try:
         result = run_import(
             tool,
@@ -102,11 +117,54 @@ def main(argv: list[str]) -> int:
         print(f"shellgate import: {err}; nothing written", file=sys.stderr)
         return 1
     if args.format == "json":
-        print(json.dumps(to_json(result), indent=2, ensure_ascii=False))
-    elif args.write:
-        sys.stdout.write(render_text(result))
+        data = to_json(result)
+        if read is not None:
+            data["history"] = {"files": read.files, "entries": read.entries,
+                               "distinct": len(dict.fromkeys(history)),
+                               "skipped": {"count": read.skipped, "first": read.named}}  # fmt: skip
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    report = render_text(result)
+    if read is not None:
+        report += _history_line(read, len(dict.fromkeys(history)))
+    if args.write:
+        sys.stdout.write(report)
     else:
         sys.stdout.write(result.rules_text)
         sys.stdout.flush()
-        sys.stderr.write(render_text(result))
+        sys.stderr.write(report)
     return 0
+
+
+def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[str]] | int:
+    """The commands of the named histories (or the default places), by replay's readers:
+    malformed entries are skipped and counted, as `shellgate replay` does."""
+    import os
+
+    from shellgate.replay.model import ReadStats
+    from shellgate.replay.sources import SourceError, default_sources, parse_source, read_sources
+
+    try:
+        sources = tuple(parse_source(s) for s in specs)
+    except SourceError as exc:
+        print(f"shellgate import: error: --history: {exc}", file=sys.stderr)
+        return 2
+    if not sources:
+        env = dict(os.environ)
+        if codex_home:
+            env["CODEX_HOME"] = os.path.abspath(codex_home)
+        sources = default_sources(env)
+        if not sources:
+            print("shellgate import: error: --history: no history found in the default "
+                  "places: name a SOURCE", file=sys.stderr)  # fmt: skip
+            return 2
+    stats = ReadStats()
+    commands = [c.text for c in read_sources(sources, stats) if c.text.strip()]
+    return stats, commands
+
+
+def _history_line(stats: Any, distinct: int) -> str:
+    line = f"history: {distinct} distinct commands read"
+    if stats.skipped:
+        line += f"; {stats.skipped} entries skipped (" + "; ".join(stats.named) + ")"
+    return line + "\n"

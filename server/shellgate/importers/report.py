@@ -212,12 +212,13 @@ def render_text(result: ImportResult) -> str:
     differ = sum(1 for r in result.rows if r.differs)
     out.append("")
     out.append(f"round trip ({len(result.rows)} commands, {differ} decided differently)")
-    table = [["", "command", title, "ShellGate", "decided by (ShellGate) / by (source)"]]
+    table = [["", "from", "command", title, "ShellGate", "decided by (ShellGate) / by (source)"]]
     for r in result.rows:
         by = _by(r.source_by[0]) if r.source_by else f"{title} default"
         table.append(
             [
                 "!" if r.differs else " ",
+                r.origin,
                 _short(r.command, 40),
                 r.source.value,
                 r.shellgate.value,
