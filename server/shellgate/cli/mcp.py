@@ -74,6 +74,11 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    # Before the SDK's import (over a second): from here the wire is read, and answered from
+    # the answer cache where the SDK's answer is known (front.py).
+    from shellgate.mcp.front import Front
+
+    front = Front.start({"structured": args.structured})
     from shellgate.approval.context import SandboxMode
     from shellgate.mcp.server import serve
     from shellgate.mcp.shell import McpSession
@@ -82,7 +87,7 @@ def main(argv: list[str]) -> int:
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     serve(McpSession(workspace, codex_home, approval, SandboxMode(args.sandbox),
                      tuple(args.rules), args.approval_timeout,
-                     structured=args.structured))  # fmt: skip
+                     structured=args.structured), front)  # fmt: skip
     return 0
 
 

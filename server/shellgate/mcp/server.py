@@ -1,7 +1,8 @@
 """The MCP wiring: two tools on stdio (no network listener), the logic in the modules beside it.
 
 - `shell`: a command through ShellGate's chain (shell.py), approvals by approvers.py;
-- `approve`: Claude Code's permission prompt tool (approve.py).
+- `approve`: Claude Code's permission prompt tool (approve.py);
+served on the wire the fast-start front end claimed (front.py).
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ import json
 import time
 from typing import Annotated, Any, Literal
 
+import anyio
 from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, TextContent
 from mcp_types.version import is_version_at_least
 from pydantic import Field
@@ -22,6 +25,7 @@ from shellgate.mcp import approve as approve_tool
 from shellgate.mcp import editor
 from shellgate.mcp.approvers import CallApprover, Question, predict_question
 from shellgate.mcp.call import CallError, ShellCall, parse_call
+from shellgate.mcp.front import Front
 from shellgate.mcp.shell import McpSession, report
 from shellgate.rules.errors import RulesError
 
@@ -184,5 +188,16 @@ def _legacy_elicit(ctx: Context) -> Any:
     return elicit
 
 
-def serve(session: McpSession) -> None:
-    build_server(session).run("stdio")
+def serve(session: McpSession, front: Front) -> None:
+    """Serves the wire `front` claimed (front.py): the SDK reads every line the client sent,
+    from the first, and its answers pass the front to the client."""
+    server = build_server(session)
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
+
+    async def run() -> None:
+        async with stdio_server(stdin=anyio.wrap_file(front.sdk_stdin),  # type: ignore[arg-type]
+                                stdout=anyio.wrap_file(front.sdk_stdout),  # type: ignore[arg-type]
+                                ) as (read, write):  # fmt: skip
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    anyio.run(run)

@@ -1,0 +1,307 @@
+"""The fast start of `shellgate mcp`: the wire is served while the MCP SDK is still importing.
+
+Importing the SDK costs over a second (pydantic builds the models of both protocol revisions),
+longer than clients like to wait for `initialize`. So, before that import, `Front.start` claims
+the wire as the SDK's `stdio_server()` does and reads it in a thread. A request the SDK has
+already answered in an earlier run is answered at once from the answer cache; every line still
+goes to the SDK, in order, and the SDK's own reply to a request answered early is compared with
+what was sent, then dropped (a difference is logged and the cache corrected).
+
+The cache maps the exact opening of a conversation (every line the client sent so far, up to and
+including the request, byte for byte, ids included) to the exact line the SDK answered, so no
+protocol rule is re-implemented here: an early answer is the SDK's own answer to the same input.
+Only the listing and handshake methods are answered early; the opening is followed only while it
+holds nothing else (the first `tools/call` ends it). The cache is keyed by everything those
+answers depend on (ShellGate's version and `shellgate/mcp` sources, the SDK and pydantic as
+installed, Python, the options that change answers); any doubt about it means the slow path.
+
+Stdlib only: this module is imported before anything heavy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import json
+import os
+import queue
+import sys
+import threading
+from importlib.machinery import PathFinder
+from typing import Any
+
+import shellgate
+
+# Answered from the cache while the SDK loads: their answers depend on nothing but the server's
+# code and the conversation's opening.
+EARLY = frozenset({"initialize", "server/discover", "tools/list", "prompts/list",
+                   "resources/list", "resources/templates/list"})  # fmt: skip
+# Requests that leave the opening open (they change no answer above); notifications too.
+NEUTRAL = EARLY | {"ping", "subscriptions/listen"}
+OPENING_LIMIT = 32  # lines; real clients list their tools within a dozen
+FORMAT = 1
+# What the SDK's answers are made of, besides our own sources.
+_SDK_PACKAGES = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio")
+
+
+def cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "shellgate", "mcp-answers.json")
+
+
+def cache_key(options: dict[str, Any]) -> str:
+    """A stamp of the code and options the answers come from; cheap (stats, no SDK import)."""
+    stamp: list[Any] = [FORMAT, shellgate.__version__, sys.version, sys.executable, options]
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in [shellgate.__file__, *sorted(
+            os.path.join(here, n) for n in os.listdir(here) if n.endswith(".py"))]:  # fmt: skip
+        st = os.stat(path)
+        stamp.append((path, st.st_mtime_ns, st.st_size))
+    folders = set()
+    for name in _SDK_PACKAGES:
+        spec = PathFinder.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            stamp.append((name, None))
+            continue
+        st = os.stat(origin)
+        stamp.append((name, origin, st.st_mtime_ns, st.st_size))
+        folders.add(os.path.dirname(os.path.dirname(origin)))
+    # An install or upgrade in site-packages adds or renames a dist-info folder there.
+    stamp.extend((f, os.stat(f).st_mtime_ns) for f in sorted(folders))
+    return hashlib.sha256(json.dumps(stamp, default=str).encode()).hexdigest()
+
+
+def _warn(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"shellgate mcp: {message}\n")
+        sys.stderr.flush()
+
+
+class AnswerCache:
+    """Opening digest -> the SDK's answer line, in one JSON file written atomically."""
+
+    def __init__(self, path: str, key: str) -> None:
+        self.path, self.key = path, key
+        self.answers: dict[str, str] = {}
+        self._lock = threading.Lock()
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            _warn(f"ignoring the answer cache {path} ({exc}); it is rewritten from the SDK's "
+                  "answers")  # fmt: skip
+            return
+        answers = data.get("answers") if isinstance(data, dict) else None
+        if not isinstance(answers, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in answers.items()):
+            _warn(f"ignoring the answer cache {path} (not a cache of answers); it is rewritten "
+                  "from the SDK's answers")  # fmt: skip
+            return
+        if data.get("key") == key:  # else another build's: replaced on the first write
+            self.answers = answers
+
+    def get(self, digest: str) -> str | None:
+        with self._lock:
+            return self.answers.get(digest)
+
+    def put(self, digest: str, line: str) -> None:
+        with self._lock:
+            self.answers[digest] = line
+            data = json.dumps({"key": self.key, "answers": self.answers}, ensure_ascii=False)
+        folder = os.path.dirname(self.path)
+        import tempfile  # only when writing: its import costs the start a few ms
+
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".mcp-answers-", dir=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError as exc:
+            _warn(f"could not write the answer cache {self.path}: {exc}")
+
+
+def _id_of(line: str) -> str | None:
+    """The JSON-RPC id of a message, as a key that keeps 1 and "1" apart; None if none."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(msg, dict) or "id" not in msg:
+        return None
+    return json.dumps(msg["id"])
+
+
+class Wire:
+    """The client's stdin and stdout, claimed as the SDK's `stdio_server()` claims them: served
+    from private descriptors, while fd 0 reads /dev/null and fd 1 writes to stderr, so neither a
+    child nor a stray print can touch the wire."""
+
+    def __init__(self) -> None:
+        self.read_fd = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        self.write_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.close(null)
+        self._lock = threading.Lock()
+
+    def write(self, line: str) -> None:
+        data = memoryview(line.encode("utf-8"))
+        with self._lock:  # one whole line at a time: the front and the SDK both write
+            while data:
+                data = data[os.write(self.write_fd, data):]
+
+
+class Front:
+    """Reads the wire in a thread, answers early what it can, and hands every line to the SDK
+    (`sdk_stdin`), whose output passes `sdk_stdout` to the wire."""
+
+    def __init__(self, wire: Wire, cache: AnswerCache | None) -> None:
+        self.wire, self.cache = wire, cache
+        self._lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._ready = False  # the SDK reads: from then on it answers everything itself
+        self._opening: Any = hashlib.sha256() if cache is not None else None
+        self._count = 0
+        # id key -> (opening digest, the line sent early | None when the SDK answers first)
+        self._watch: dict[str, tuple[str, str | None]] = {}
+        self.early: list[str] = []  # the methods answered early, for tests and benchmarks
+        self.sdk_stdin, self.sdk_stdout = _SdkIn(self), _SdkOut(self)
+
+    @classmethod
+    def start(cls, options: dict[str, Any]) -> Front:
+        cache: AnswerCache | None
+        try:
+            cache = AnswerCache(cache_path(), cache_key(options))
+        except (OSError, ValueError) as exc:  # sources unreadable: no fast start, still right
+            _warn(f"no answer cache: {exc}")
+            cache = None
+        front = cls(Wire(), cache)
+        threading.Thread(target=front._read, name="mcp-front", daemon=True).start()
+        return front
+
+    def _read(self) -> None:
+        # The SDK's own reading: UTF-8 with replacement, universal newlines, so its lines and
+        # ours are the same lines.
+        wire = io.TextIOWrapper(os.fdopen(self.wire.read_fd, "rb", closefd=False),
+                                encoding="utf-8", errors="replace")  # fmt: skip
+        try:
+            for line in wire:
+                if self._opening is not None:
+                    try:
+                        self._consider(line)
+                    except Exception as exc:  # never lose a line over the fast path
+                        _warn(f"fast start off: {exc!r}")
+                        self._opening = None
+                self._lines.put(line)
+        except (OSError, ValueError) as exc:
+            _warn(f"reading stdin: {exc}")
+        finally:
+            self._lines.put("")
+
+    def _consider(self, line: str) -> None:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        method = msg.get("method") if isinstance(msg, dict) else None
+        is_request = isinstance(msg, dict) and "id" in msg
+        self._count += 1
+        if (not isinstance(method, str) or (is_request and method not in NEUTRAL)
+                or self._count > OPENING_LIMIT):  # fmt: skip
+            self._opening = None  # past the opening: nothing more is cached or answered early
+            return
+        data = line.encode("utf-8")
+        self._opening.update(b"%d\0" % len(data) + data)
+        if not is_request or method not in EARLY:
+            return
+        assert isinstance(msg, dict) and self.cache is not None
+        digest, key = self._opening.hexdigest(), json.dumps(msg["id"])
+        with self._lock:
+            if key in self._watch:  # a reused id: leave it all to the SDK
+                return
+            sent = None if self._ready else self.cache.get(digest)
+            if sent is not None and _id_of(sent) != key:
+                _warn(f"the answer cache {self.cache.path} holds a wrong answer; not used")
+                sent = None
+            self._watch[key] = (digest, sent)
+        if sent is not None:
+            self.early.append(method)
+            with contextlib.suppress(OSError):  # the client left: the SDK will see the end
+                self.wire.write(sent)
+
+    def _ready_now(self) -> None:
+        if not self._ready:
+            with self._lock:
+                self._ready = True
+
+    def from_sdk(self, line: str) -> None:
+        """The SDK's line to the wire, but for its reply to a request answered early, which is
+        checked against what was sent; a reply the cache lacked is learnt."""
+        watched = None
+        if self._watch:  # only during the opening: later lines pass unparsed
+            key = _id_of(line)
+            with self._lock:
+                watched = self._watch.pop(key, None) if key is not None else None
+        if watched is None or watched[1] is None:
+            self.wire.write(line)
+        if watched is None:
+            return
+        assert self.cache is not None
+        digest, sent = watched
+        if sent is None:
+            self.cache.put(digest, line)
+        elif sent != line:
+            _warn(f"the answer sent early from the cache {self.cache.path} differed from the "
+                  f"SDK's; the cache is corrected.\n  sent: {sent.strip()[:300]}\n  "
+                  f"SDK:  {line.strip()[:300]}")  # fmt: skip
+            self.cache.put(digest, line)
+
+
+class _SdkIn:
+    """The SDK's stdin (wrapped by `anyio.wrap_file`): the lines the front read, in order."""
+
+    def __init__(self, front: Front) -> None:
+        self._front = front
+        self._eof = False
+
+    def readline(self) -> str:
+        self._front._ready_now()
+        if self._eof:
+            return ""
+        line = self._front._lines.get()
+        self._eof = line == ""
+        return line
+
+
+class _SdkOut:
+    """The SDK's stdout: whole lines to the wire, but for replies to requests answered early."""
+
+    def __init__(self, front: Front) -> None:
+        self._front = front
+        self._buffer = ""
+
+    def write(self, text: str) -> int:
+        self._buffer += text
+        while "\n" in self._buffer:
+            line, self._buffer = self._buffer.split("\n", 1)
+            self._front.from_sdk(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        pass  # every line is written whole, unbuffered
