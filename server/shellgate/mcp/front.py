@@ -180,7 +180,7 @@ class Front:
         self._count = 0
         # id key -> (opening digest, the line sent early | None when the SDK answers first)
         self._watch: dict[str, tuple[str, str | None]] = {}
-        self.early: list[str] = []  # the methods answered early, for tests and benchmarks
+        self.debug = bool(os.environ.get("SHELLGATE_MCP_DEBUG"))
         self.sdk_stdin, self.sdk_stdout = _SdkIn(self), _SdkOut(self)
 
     @classmethod
@@ -241,7 +241,8 @@ class Front:
                 sent = None
             self._watch[key] = (digest, sent)
         if sent is not None:
-            self.early.append(method)
+            if self.debug:
+                _warn(f"answered {method} (id {key}) early, from the cache")
             with contextlib.suppress(OSError):  # the client left: the SDK will see the end
                 self.wire.write(sent)
 
