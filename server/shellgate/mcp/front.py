@@ -266,7 +266,8 @@ class Front:
         assert self.cache is not None
         digest, sent = watched
         if sent is None:
-            self.cache.put(digest, line)
+            if self.cache.get(digest) != line:
+                self.cache.put(digest, line)
         elif sent != line:
             _warn(f"the answer sent early from the cache {self.cache.path} differed from the "
                   f"SDK's; the cache is corrected.\n  sent: {sent.strip()[:300]}\n  "
