@@ -43,7 +43,8 @@ def _legacy(version: str, client: dict[str, Any], list_params: Any) -> list[list
     return [[init], [_INITIALIZED, _rq(1, "tools/list", list_params)]]
 
 
-# Each opening as batches: a batch is sent whole, then its requests' answers are awaited.
+# Each opening as batches: a batch is sent whole, then its requests' answers are awaited (for
+# `subscriptions/listen`, its acknowledgement).
 OPENINGS = {
     # Codex 0.169.0 / 0.171.0 (protocol 2025-06-18), as captured from the real client.
     "codex": _legacy("2025-06-18", {"name": "codex-mcp-client", "title": "Codex",
@@ -51,7 +52,8 @@ OPENINGS = {
     # The SDK's latest handshake revision.
     "2025-11-25": _legacy("2025-11-25", {"name": "bench", "version": "0"}, None),
     # Claude Code (2026-07-28): a discover probe and an `initialize` at once (the SDK serves the
-    # modern era and refuses the `initialize`), then discover, listen, the lists.
+    # modern era and refuses the `initialize`), then discover and listen (Claude Code waits for
+    # its acknowledgement), then the lists.
     "claude-code": [
         [_rq("server-discover-probe-1", "server/discover", _ENVELOPE),
          _rq(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -96,14 +98,17 @@ class Conversation:
         assert self.proc.stdin is not None
         self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in batch))
         self.proc.stdin.flush()
-        wanted = {json.dumps(m["id"]) for m in batch
-                  if "id" in m and m["method"] != "subscriptions/listen"}  # fmt: skip
+        wanted = {("ack:" if m["method"] == "subscriptions/listen" else "") + json.dumps(m["id"])
+                  for m in batch if "id" in m}  # fmt: skip
         while not wanted <= self.answers.keys():  # the order of answers may differ
             line = self._lines.get(timeout=60).decode()
             assert line, "the server ended early"
             msg = json.loads(line)
-            key = json.dumps(msg.get("id"))
-            if key in wanted and ("result" in msg or "error" in msg):
+            if msg.get("method") == "notifications/subscriptions/acknowledged":
+                key = "ack:" + json.dumps(msg["params"]["_meta"][_M + "subscriptionId"])
+            else:
+                key = json.dumps(msg.get("id"))
+            if key in wanted and ("result" in msg or "error" in msg or key.startswith("ack:")):
                 self.answers[key] = line
 
     def close(self) -> str:
@@ -160,8 +165,7 @@ def test_early_answers_are_the_sdks_own(opening: str, tmp_path: Path) -> None:
     warm, stderr = warm_c.answers, warm_c.close()
     assert warm == plain
     early = _early(stderr)
-    methods = [m["method"] for batch in OPENINGS[opening] for m in batch if "id" in m
-               and m["method"] != "subscriptions/listen"]  # fmt: skip
+    methods = [m["method"] for batch in OPENINGS[opening] for m in batch if "id" in m]
     assert early == methods, stderr  # every one answered before the SDK had loaded
     assert "differed" not in stderr and "ignoring" not in stderr, stderr
 

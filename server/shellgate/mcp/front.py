@@ -35,11 +35,14 @@ from typing import Any
 import shellgate
 
 # Answered from the cache while the SDK loads: their answers depend on nothing but the server's
-# code and the conversation's opening.
-EARLY = frozenset({"initialize", "server/discover", "tools/list", "prompts/list",
-                   "resources/list", "resources/templates/list"})  # fmt: skip
+# code and the conversation's opening. `subscriptions/listen` is answered by its acknowledgement
+# (a notification naming the request), which Claude Code awaits before it lists the tools.
+EARLY = frozenset({"initialize", "server/discover", "tools/list", "prompts/list", "resources/list",
+                   "resources/templates/list", "subscriptions/listen"})  # fmt: skip
 # Requests that leave the opening open (they change no answer above); notifications too.
-NEUTRAL = EARLY | {"ping", "subscriptions/listen"}
+NEUTRAL = EARLY | {"ping"}
+_ACK = "notifications/subscriptions/acknowledged"
+_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 OPENING_LIMIT = 32  # lines; real clients list their tools within a dozen
 FORMAT = 1
 # What the SDK's answers are made of, besides our own sources.
@@ -130,15 +133,23 @@ class AnswerCache:
             _warn(f"could not write the answer cache {self.path}: {exc}")
 
 
-def _id_of(line: str) -> str | None:
-    """The JSON-RPC id of a message, as a key that keeps 1 and "1" apart; None if none."""
+def _reply_key(line: str) -> str | None:
+    """Which request a line from the server answers: "<id>" for a response, "ack:<id>" for the
+    acknowledgement of a `subscriptions/listen`, None for anything else. The id as JSON keeps 1
+    and "1" apart."""
     try:
         msg = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(msg, dict) or "id" not in msg:
+    if not isinstance(msg, dict):
         return None
-    return json.dumps(msg["id"])
+    if "id" in msg and ("result" in msg or "error" in msg):
+        return json.dumps(msg["id"])
+    if msg.get("method") == _ACK:
+        meta = (msg.get("params") or {}).get("_meta") or {}
+        if isinstance(meta, dict) and _SUBSCRIPTION in meta:
+            return "ack:" + json.dumps(meta[_SUBSCRIPTION])
+    return None
 
 
 class Wire:
@@ -232,11 +243,13 @@ class Front:
             return
         assert isinstance(msg, dict) and self.cache is not None
         digest, key = self._opening.hexdigest(), json.dumps(msg["id"])
+        if method == "subscriptions/listen":
+            key = "ack:" + key
         with self._lock:
             if key in self._watch:  # a reused id: leave it all to the SDK
                 return
             sent = None if self._ready else self.cache.get(digest)
-            if sent is not None and _id_of(sent) != key:
+            if sent is not None and _reply_key(sent) != key:
                 _warn(f"the answer cache {self.cache.path} holds a wrong answer; not used")
                 sent = None
             self._watch[key] = (digest, sent)
@@ -256,7 +269,7 @@ class Front:
         checked against what was sent; a reply the cache lacked is learnt."""
         watched = None
         if self._watch:  # only during the opening: later lines pass unparsed
-            key = _id_of(line)
+            key = _reply_key(line)
             with self._lock:
                 watched = self._watch.pop(key, None) if key is not None else None
         if watched is None or watched[1] is None:
