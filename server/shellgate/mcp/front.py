@@ -26,13 +26,15 @@ import hashlib
 import io
 import json
 import os
-import queue
 import sys
 import threading
 from importlib.machinery import PathFinder
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shellgate
+
+if TYPE_CHECKING:
+    import asyncio
 
 # Answered from the cache while the SDK loads: their answers depend on nothing but the server's
 # code and the conversation's opening. `subscriptions/listen` is answered by its acknowledgement
@@ -184,8 +186,12 @@ class Front:
 
     def __init__(self, wire: Wire, cache: AnswerCache | None) -> None:
         self.wire, self.cache = wire, cache
-        self._lines: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._lock = threading.Lock()
+        # The lines read before the SDK's loop runs; then they go straight to its queue, so a
+        # line wakes the loop as directly as a read in the SDK's own worker thread would.
+        self._backlog: list[str] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[str] | None = None
         self._ready = False  # the SDK reads: from then on it answers everything itself
         self._opening: Any = hashlib.sha256() if cache is not None else None
         self._count = 0
@@ -219,11 +225,32 @@ class Front:
                     except Exception as exc:  # never lose a line over the fast path
                         _warn(f"fast start off: {exc!r}")
                         self._opening = None
-                self._lines.put(line)
+                self._deliver(line)
         except (OSError, ValueError) as exc:
             _warn(f"reading stdin: {exc}")
         finally:
-            self._lines.put("")
+            self._deliver("")  # the end of the input
+
+    def _deliver(self, line: str) -> None:
+        with self._lock:
+            loop, q = self._loop, self._queue
+            if loop is None or q is None:
+                self._backlog.append(line)
+                return
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the server is ending
+            loop.call_soon_threadsafe(q.put_nowait, line)
+
+    def _attach(self) -> asyncio.Queue[str]:
+        """In the SDK's event loop, as it starts reading: the backlog first, then every line."""
+        import asyncio  # the SDK has imported it by now
+
+        q: asyncio.Queue[str] = asyncio.Queue()
+        with self._lock:
+            for line in self._backlog:
+                q.put_nowait(line)
+            self._backlog = []
+            self._loop, self._queue, self._ready = asyncio.get_running_loop(), q, True
+        return q
 
     def _consider(self, line: str) -> None:
         try:
@@ -259,11 +286,6 @@ class Front:
             with contextlib.suppress(OSError):  # the client left: the SDK will see the end
                 self.wire.write(sent)
 
-    def _ready_now(self) -> None:
-        if not self._ready:
-            with self._lock:
-                self._ready = True
-
     def from_sdk(self, line: str) -> None:
         """The SDK's line to the wire, but for its reply to a request answered early, which is
         checked against what was sent; a reply the cache lacked is learnt."""
@@ -289,18 +311,21 @@ class Front:
 
 
 class _SdkIn:
-    """The SDK's stdin (wrapped by `anyio.wrap_file`): the lines the front read, in order."""
+    """The SDK's stdin, as `stdio_server` reads it (`async for line in stdin`): every line the
+    front read, in order, then the end."""
 
     def __init__(self, front: Front) -> None:
         self._front = front
-        self._eof = False
 
-    def readline(self) -> str:
-        self._front._ready_now()
-        if self._eof:
-            return ""
-        line = self._front._lines.get()
-        self._eof = line == ""
+    def __aiter__(self) -> _SdkIn:
+        return self
+
+    async def __anext__(self) -> str:
+        q = self._front._queue or self._front._attach()
+        line = await q.get()
+        if not line:
+            q.put_nowait("")  # the end stays the end
+            raise StopAsyncIteration
         return line
 
 

@@ -195,7 +195,7 @@ def serve(session: McpSession, front: Front) -> None:
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
 
     async def run() -> None:
-        async with stdio_server(stdin=anyio.wrap_file(front.sdk_stdin),  # type: ignore[arg-type]
+        async with stdio_server(stdin=front.sdk_stdin,  # type: ignore[arg-type]
                                 stdout=anyio.wrap_file(front.sdk_stdout),  # type: ignore[arg-type]
                                 ) as (read, write):  # fmt: skip
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
