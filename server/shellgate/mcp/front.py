@@ -88,39 +88,46 @@ def _warn(message: str) -> None:
 class AnswerCache:
     """Opening digest -> the SDK's answer line, in one JSON file written atomically."""
 
+    LIMIT = 256  # answers kept, the newest: a client's upgrade adds a handful
+
     def __init__(self, path: str, key: str) -> None:
         self.path, self.key = path, key
-        self.answers: dict[str, str] = {}
         self._lock = threading.Lock()
+        self.answers: dict[str, str] = {}
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
+            self.answers = self._load()
         except FileNotFoundError:
-            return
+            pass
         except (OSError, ValueError) as exc:
             _warn(f"ignoring the answer cache {path} ({exc}); it is rewritten from the SDK's "
                   "answers")  # fmt: skip
-            return
+
+    def _load(self) -> dict[str, str]:
+        """The file's answers for this key ({} for another build's); ValueError if corrupt."""
+        with open(self.path, encoding="utf-8") as fh:
+            data = json.load(fh)
         answers = data.get("answers") if isinstance(data, dict) else None
         if not isinstance(answers, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in answers.items()):
-            _warn(f"ignoring the answer cache {path} (not a cache of answers); it is rewritten "
-                  "from the SDK's answers")  # fmt: skip
-            return
-        if data.get("key") == key:  # else another build's: replaced on the first write
-            self.answers = answers
+            raise ValueError("not a cache of answers")
+        return answers if data.get("key") == self.key else {}
 
     def get(self, digest: str) -> str | None:
         with self._lock:
             return self.answers.get(digest)
 
     def put(self, digest: str, line: str) -> None:
-        with self._lock:
-            self.answers[digest] = line
-            data = json.dumps({"key": self.key, "answers": self.answers}, ensure_ascii=False)
-        folder = os.path.dirname(self.path)
         import tempfile  # only when writing: its import costs the start a few ms
 
+        with self._lock:
+            with contextlib.suppress(OSError, ValueError):  # what other servers learnt since
+                self.answers = {**self._load(), **self.answers}
+            self.answers.pop(digest, None)
+            self.answers[digest] = line  # the newest last
+            while len(self.answers) > self.LIMIT:
+                del self.answers[next(iter(self.answers))]
+            data = json.dumps({"key": self.key, "answers": self.answers}, ensure_ascii=False)
+        folder = os.path.dirname(self.path)
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".mcp-answers-", dir=folder)
