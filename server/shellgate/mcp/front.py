@@ -337,18 +337,22 @@ class _SdkIn:
 
 
 class _SdkOut:
-    """The SDK's stdout: whole lines to the wire, but for replies to requests answered early."""
+    """The SDK's stdout, as `stdio_server` writes it (`await write(line)`, `await flush()`):
+    whole lines to the wire, but for replies to requests answered early. One worker-thread hop a
+    line (a full pipe must not block the event loop); `flush` has nothing to do."""
 
     def __init__(self, front: Front) -> None:
         self._front = front
         self._buffer = ""
 
-    def write(self, text: str) -> int:
+    async def write(self, text: str) -> int:
+        from anyio import to_thread  # the SDK has imported it by now
+
         self._buffer += text
         while "\n" in self._buffer:
             line, self._buffer = self._buffer.split("\n", 1)
-            self._front.from_sdk(line + "\n")
+            await to_thread.run_sync(self._front.from_sdk, line + "\n")
         return len(text)
 
-    def flush(self) -> None:
+    async def flush(self) -> None:
         pass  # every line is written whole, unbuffered

@@ -196,7 +196,7 @@ def serve(session: McpSession, front: Front) -> None:
 
     async def run() -> None:
         async with stdio_server(stdin=front.sdk_stdin,  # type: ignore[arg-type]
-                                stdout=anyio.wrap_file(front.sdk_stdout),  # type: ignore[arg-type]
+                                stdout=front.sdk_stdout,  # type: ignore[arg-type]
                                 ) as (read, write):  # fmt: skip
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
