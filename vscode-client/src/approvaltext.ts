@@ -156,7 +156,7 @@ export function pickRows(p: ApproveParams): { lines: string[]; choices: { label:
   // A row cuts off what does not fit, and the end of a command is what matters most: long lines
   // are wrapped onto several rows, as are line breaks inside untrusted text.
   const lines = [...about(p), ...after(p)].flatMap((l) => l.split('\n')).filter((l) => l.trim())
-    .flatMap((l) => l.match(/.{1,100}/gsu) ?? []).map(literal);
+    .flatMap((l) => wrap(l)).map(literal);
   const choices = p.choices.map((c) => ({ label: literal(button(c)), id: c.id, detail: literal(meaning(c, p)) }));
   return { lines, choices };
 }
@@ -165,3 +165,21 @@ export function pickRows(p: ApproveParams): { lines: string[]; choices: { label:
 export function notice(message: string): string {
   return `ShellGate: ${clean(message, 600).replace(/\]\(/g, '] (')}`;
 }
+
+/** `line` in rows of at most `width` characters, broken after a space when one is near the end;
+ * the rows joined are the line again. */
+export function wrap(line: string, width = ROW): string[] {
+  const rows: string[] = [];
+  let rest = Array.from(line); // code points: a surrogate pair is never cut in two
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width - 1);
+    const cut = space >= width / 2 ? space + 1 : width;
+    rows.push(rest.slice(0, cut).join(''));
+    rest = rest.slice(cut);
+  }
+  rows.push(rest.join(''));
+  return rows;
+}
+
+// What a QuickPick row shows before it cuts off (600 px wide at most).
+const ROW = 80;
