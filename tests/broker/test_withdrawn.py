@@ -151,3 +151,26 @@ async def test_a_click_that_arrives_after_the_timeout_is_reported_not_used(
     ]
     history = plain(await client.protocol.send_request_async("shellgate/approvals", {}))
     assert [e["answer"] for e in history["entries"]] == ["timeout"]
+
+
+async def test_a_cancelled_mcp_call_withdraws_its_question_at_once(
+    client: LanguageClient, tmp_path: Any
+) -> None:
+    """The MCP face waits for the editor in a thread; cancelling the call (the MCP client gave
+    up) makes the broker client hang up, so the question closes now, not at its timeout."""
+    from shellgate.mcp import approve
+
+    editor = Editor(client)
+    s, _ = await start(client, tmp_path)
+    call = asyncio.ensure_future(approve.decide(
+        "Bash", {"command": "git push origin main"}, cwd=str(s.project / "sub"),
+        session_id="mcp-1", timeout=120))  # fmt: skip
+    await editor.until(lambda: editor.shown == ["git push origin main"])
+    started = asyncio.get_running_loop().time()
+    call.cancel()
+    await editor.until(lambda: editor.closed != [], timeout=10)
+    assert asyncio.get_running_loop().time() - started < 10  # not the 120 s timeout
+    assert editor.cancelled == ["git push origin main"]
+    assert editor.closed[0]["message"].endswith("stopped waiting for the answer, nothing ran")
+    with pytest.raises(asyncio.CancelledError):
+        await call
