@@ -16,6 +16,11 @@ from typing import Any
 HERE = Path(__file__).parent
 
 
+def bash(command: str) -> dict[str, Any]:
+    """A script step: the model calls the agent's own shell tool with `command`."""
+    return {"tool": "<auto>", "command": command}
+
+
 @dataclass
 class Home:
     root: Path
@@ -63,7 +68,6 @@ class Home:
 
 def run_turn(
     home: Home,
-    kind: str,
     script: list[dict[str, Any]],
     argv: list[str],
     env: dict[str, str],
@@ -76,7 +80,6 @@ def run_turn(
     config.write_text(
         json.dumps(
             {
-                "kind": kind,
                 "script": script,
                 "argv": argv,
                 "env": env,
@@ -100,12 +103,11 @@ def claude_turn(
 ) -> dict[str, Any]:
     return run_turn(
         home,
-        "anthropic",
         script,
         [str(claude), "-p", "do the task", "--output-format", "stream-json", "--verbose"],
         home.env(
             ANTHROPIC_API_KEY="dummy",
-            ANTHROPIC_BASE_URL="{URL}",
+            ANTHROPIC_BASE_URL="{ROOT}",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_TELEMETRY="1",
             DISABLE_AUTOUPDATER="1",
@@ -134,7 +136,6 @@ def gemini_turn(
 ) -> dict[str, Any]:
     return run_turn(
         home,
-        "gemini",
         script,
         [
             str(gemini),
@@ -147,7 +148,7 @@ def gemini_turn(
         ],
         home.env(
             GEMINI_API_KEY="dummy",
-            GOOGLE_GEMINI_BASE_URL="{URL}",
+            GOOGLE_GEMINI_BASE_URL="{ROOT}",
             GEMINI_CLI_HOME=str(home.home),
             GEMINI_CLI_TRUST_WORKSPACE="true",
             GEMINI_CLI_NO_RELAUNCH="true",

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from agents import Home, run_turn
+from agents import Home, bash, run_turn
 
 import realtools
 
@@ -37,7 +37,7 @@ def _exec(home: Home, codex: str, script: list[dict[str, object]], **env: str) -
         "plugins",
         "do the task",
     ]
-    return run_turn(home, "responses", script, argv, home.env(NO_COLOR="1", **env))
+    return run_turn(home, script, argv, home.env(NO_COLOR="1", **env))
 
 
 @pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
@@ -65,11 +65,11 @@ def test_installed_hooks_are_trusted_and_a_failing_hook_blocks(home: Home, versi
     )
     assert doctor.returncode == 0 and "codex: live" in doctor.stdout, doctor.stdout + doctor.stderr
 
-    ran = _exec(home, codex, [{"tool": "<auto>", "command": "touch made"}, {"text": "fin"}])
+    ran = _exec(home, codex, [bash("touch made"), {"text": "fin"}])
     assert (home.ws / "made").exists(), ran["stdout"]
 
     # A hook that cannot work (here: a fallback setting it does not know) blocks, never passes.
-    script = [{"tool": "<auto>", "command": "touch again"}, {"text": "fin"}]
+    script = [bash("touch again"), {"text": "fin"}]
     result = _exec(home, codex, script, SHELLGATE_HOOK_FALLBACK="sometimes")
     assert not (home.ws / "again").exists()
     assert "Command blocked by PreToolUse hook" in str(result["requests"]), result

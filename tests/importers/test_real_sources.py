@@ -9,15 +9,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import realtools
+from realclients import dump, run_client
 from shellgate.importers import claude_code, gemini
 from shellgate.importers.model import Kind
 from shellgate.importers.roundtrip import source_decision
 
 from .helpers import write
-
-HERE = Path(__file__).resolve().parent
 
 CLAUDE_SETTINGS = """\
 {
@@ -44,8 +44,9 @@ CLAUDE_COMMANDS = [
 ]
 
 
-def _tool_results(log: Path) -> list[dict[str, object]]:
-    last = [json.loads(line) for line in log.read_text().splitlines()][-1]
+def _tool_results(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last main-loop request."""
+    last = [r["body"] for r in requests if r["kind"] == "main"][-1]
     out = []
     for message in last["messages"]:
         if message["role"] == "user" and isinstance(message["content"], list):
@@ -60,18 +61,19 @@ def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
         tmp_path / "ws" / ".claude" / "settings.json",
         '{"permissions": {"allow": ["Bash(touch p:*)"]}}',
     )
-    script = write(
-        tmp_path / "script.json",
-        json.dumps([{"tool_use": [{"command": c} for c, _ in CLAUDE_COMMANDS]}, {"text": "done"}]),
+    calls = [{"name": "Bash", "arguments": {"command": c}} for c, _ in CLAUDE_COMMANDS]
+    home = tmp_path / "home"
+    client = (
+        f'cd "{tmp_path / "ws"}" && ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" '
+        f'timeout 120 {claude} -p "Run the commands." --output-format stream-json --verbose'
     )
-    run = subprocess.run(
-        [str(HERE / "run_claude.sh"), str(claude), str(tmp_path), str(script)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert run.returncode == 0, (tmp_path / "stderr.txt").read_text()
-    results = _tool_results(tmp_path / "requests.jsonl")
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+           "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+           "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1"}
+    rc, requests = run_client(tmp_path / "run", [{"tool_calls": calls}, {"text": "done"}],
+                              client, env, timeout=180)  # fmt: skip
+    assert rc == 0, dump(tmp_path / "run")
+    results = _tool_results(requests)
     assert len(results) == len(CLAUDE_COMMANDS)
     source = claude_code.read([settings])
     # Claude Code ignores an untrusted project's allow entries; the importer says so.
