@@ -9,11 +9,22 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from realclients import tool_results
+
 HERE = Path(__file__).parent
+
+
+# What the Claude Code and Gemini CLI tests load: one rule forbids, one asks.
+RULES = """\
+prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
+prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
+"""
+CODEX_PROVIDER = '{name="standin",base_url="{URL}",wire_api="responses"}'
 
 
 def bash(command: str) -> dict[str, Any]:
@@ -156,3 +167,31 @@ def gemini_turn(
         ),
         timeout=120,
     )
+
+
+def codex_exec(codex: str, *flags: str) -> list[str]:
+    """`codex exec` on the stand-in, quiet (no update check, no analytics, no plugins)."""
+    config = ("model_provider=standin", f"model_providers.standin={CODEX_PROVIDER}",
+              "model=stand-in", "check_for_update_on_startup=false", "analytics.enabled=false")
+    return [codex, "exec", "--json", "--skip-git-repo-check", *flags,
+            *(arg for c in config for arg in ("-c", c)), "--disable", "plugins", "do the task"]
+
+
+def codex_doctor(home: Home, codex: str) -> subprocess.CompletedProcess[str]:
+    """`shellgate hook doctor codex`, offline: Codex's own app-server answers `hooks/list`."""
+    return subprocess.run(
+        ["unshare", "-rn", sys.executable, "-m", "shellgate", "hook", "doctor", "codex",
+         "--codex", codex],
+        env=home.env(), cwd=home.ws, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def failing_hook_blocks(home: Home, turn: Callable[..., dict[str, Any]], cli: Path) -> str:
+    """`touch made` under a hook that cannot work (a fallback setting it does not know): it
+    blocks, never passes. What the model was told."""
+    script = [bash("touch made"), {"text": "fin"}]
+    result = turn(home, cli, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "must be ask or deny" in told[0], told
+    return told[0]

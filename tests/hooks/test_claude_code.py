@@ -4,15 +4,10 @@ the next request's tool results."""
 
 from __future__ import annotations
 
-from agents import Home, bash, claude_turn
+from agents import RULES, Home, bash, claude_turn, failing_hook_blocks
 
 import realtools
 from realclients import tool_results
-
-RULES = """\
-prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
-prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
-"""
 
 
 def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) -> None:
@@ -51,13 +46,7 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
 def test_a_failing_hook_blocks(home: Home) -> None:
     claude = realtools.claude()
     home.install("claude-code")
-    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
-    script = [bash("touch made"), {"text": "fin"}]
-    result = claude_turn(home, claude, script, SHELLGATE_HOOK_FALLBACK="sometimes")
-    told = tool_results(result["requests"][-1])
-    assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "blocked (ShellGate could not decide" in told[0], told
-    assert "must be ask or deny" in told[0]
+    assert "blocked (ShellGate could not decide" in failing_hook_blocks(home, claude_turn, claude)
 
 
 def test_rules_that_do_not_load_block(home: Home) -> None:

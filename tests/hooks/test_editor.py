@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from agents import Home, bash, claude_turn, gemini_prepare, gemini_turn, run_turn
+from agents import Home, bash, claude_turn, codex_exec, gemini_prepare, gemini_turn, run_turn
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -118,32 +118,11 @@ async def test_gemini_asks_the_editor(client: LanguageClient, home: Home) -> Non
 async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split_hides(
     client: LanguageClient, home: Home
 ) -> None:
-    from test_codex import PROVIDER
-
     codex = str(realtools.codex())
     home.rules('prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n')
     home.install("codex")
     asked = await editor(client, home, ANSWERS[:2])
-    argv = [
-        codex,
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--approve-for-me",
-        "-c",
-        "model_provider=standin",
-        "-c",
-        f"model_providers.standin={PROVIDER}",
-        "-c",
-        "model=stand-in",
-        "-c",
-        "check_for_update_on_startup=false",
-        "-c",
-        "analytics.enabled=false",
-        "--disable",
-        "plugins",
-        "do the task",
-    ]
+    argv = codex_exec(codex, "--approve-for-me")
     script = [
         bash(c)
         for c in ("touch yes", "touch no", "timeout 5 touch hid", "coproc touch cop")

@@ -4,15 +4,10 @@ holds every case: Gemini costs seconds per turn."""
 
 from __future__ import annotations
 
-from agents import Home, bash, gemini_prepare, gemini_turn
+from agents import RULES, Home, bash, failing_hook_blocks, gemini_prepare, gemini_turn
 
 import realtools
 from realclients import tool_results
-
-RULES = """\
-prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
-prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
-"""
 
 
 def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
@@ -48,10 +43,4 @@ def test_a_failing_hook_blocks(home: Home) -> None:
     gemini = realtools.gemini()
     gemini_prepare(home)
     home.install("gemini")
-    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
-    script = [bash("touch made"), {"text": "fin"}]
-    result = gemini_turn(home, gemini, script, SHELLGATE_HOOK_FALLBACK="sometimes")
-    told = tool_results(result["requests"][-1])
-    assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "Tool execution blocked" in told[0], told
-    assert "must be ask or deny" in told[0]
+    assert "Tool execution blocked" in failing_hook_blocks(home, gemini_turn, gemini)
