@@ -1,6 +1,6 @@
 """Running a real agent CLI against the stand-in model (`shellgate.agent.standin`), inside
 `unshare -rn` (only loopback up): the stand-in and the CLI share the namespace, so nothing leaves
-the machine. The CLI's command reads the stand-in's port from `$PORT`."""
+the machine (`netns_run.py` is what runs inside)."""
 
 from __future__ import annotations
 
@@ -14,21 +14,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+HERE = Path(__file__).parent
 
-RUNNER = r"""
-set -u
-ip link set lo up
-"$PY" -m shellgate.agent.standin "$SCRIPT" --log "$OUT/requests.jsonl" --port-file "$OUT/port" \
-  > "$OUT/standin.log" 2>&1 &
-SP=$!
-for i in $(seq 100); do [ -s "$OUT/port" ] && break; sleep 0.1; done
-export PORT=$(cat "$OUT/port")
-eval "$CLIENT" > "$OUT/stdout.txt" 2> "$OUT/stderr.txt" < /dev/null
-echo $? > "$OUT/rc"
-kill $SP; wait $SP 2>/dev/null
-exit 0
-"""
+
+def run_in_netns(
+    work: Path, script: object, argv: list[str], env: dict[str, str], *,
+    cwd: Path | None = None, timeout: float = 90,
+) -> dict[str, Any]:  # fmt: skip
+    """Run `argv` (with exactly `env`) once against the stand-in, both inside `unshare -rn`:
+    {"rc", "stdout", "stderr", "requests": main-loop bodies, "log": every request}."""
+    if shutil.which("unshare") is None:
+        raise AssertionError("unshare (util-linux) is needed for the offline agent tests")
+    work.mkdir(parents=True, exist_ok=True)
+    config, result = work / "turn.json", work / "result.json"
+    config.write_text(json.dumps({"script": script, "argv": argv, "env": env,
+                                  "cwd": str(cwd) if cwd else None, "timeout": timeout}))
+    subprocess.run(["unshare", "-rn", sys.executable, str(HERE / "netns_run.py"), str(config),
+                    str(result)], check=True, timeout=timeout + 30)  # fmt: skip
+    out: dict[str, Any] = json.loads(result.read_text())
+    return out
 
 
 def home_dir() -> Iterator[Path]:
@@ -43,25 +47,20 @@ def home_dir() -> Iterator[Path]:
 def run_client(
     out: Path, script: object, client: str, env: dict[str, str], timeout: float = 150,
 ) -> tuple[int, list[dict[str, Any]]]:  # fmt: skip
-    """(the client's exit status, the stand-in's log: every request it was sent)."""
-    if shutil.which("unshare") is None:
-        pytest.skip("unshare is not installed")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "script.json").write_text(json.dumps(script))
-    full = {**os.environ, **env, "PY": sys.executable,
-            "SCRIPT": str(out / "script.json"), "OUT": str(out), "CLIENT": client}  # fmt: skip
-    subprocess.run(["unshare", "-rn", "bash", "-c", RUNNER], env=full, timeout=timeout,
-                   check=True)  # fmt: skip
-    rc = int((out / "rc").read_text())
-    log = out / "requests.jsonl"
-    requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return rc, requests
+    """The shell command `client` (the stand-in's port in `$PORT`, this process's environment
+    plus `env`): (its exit status, the stand-in's log: every request it was sent)."""
+    full = {**os.environ, **env, "PORT": "{PORT}"}
+    result = run_in_netns(out, script, ["bash", "-c", client], full, timeout=timeout)
+    (out / "stdout.txt").write_text(result["stdout"])
+    (out / "stderr.txt").write_text(result["stderr"])
+    rc = result["rc"]
+    return (rc if isinstance(rc, int) else 124), result["log"]
 
 
 def dump(out: Path) -> str:
     """The client's output, for a failing assertion's message."""
     parts = []
-    for name in ("stdout.txt", "stderr.txt", "standin.log"):
+    for name in ("stdout.txt", "stderr.txt"):
         p = out / name
         if p.exists():
             parts.append(f"--- {name}\n{p.read_text()[-3000:]}")

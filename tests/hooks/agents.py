@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realclients import tool_results
+from realclients import run_in_netns, tool_results
 
 HERE = Path(__file__).parent
 
@@ -84,29 +83,7 @@ def run_turn(
     env: dict[str, str],
     timeout: float = 90,
 ) -> dict[str, Any]:
-    if shutil.which("unshare") is None:
-        raise AssertionError("unshare (util-linux) is needed for the offline agent tests")
-    config = home.root / "turn.json"
-    result = home.root / "result.json"
-    config.write_text(
-        json.dumps(
-            {
-                "script": script,
-                "argv": argv,
-                "env": env,
-                "cwd": str(home.ws),
-                "timeout": timeout,
-            }
-        )
-    )
-    subprocess.run(
-        ["unshare", "-rn", sys.executable, str(HERE / "netns_run.py"), str(config), str(result)],
-        check=True,
-        timeout=timeout + 30,
-        env={**os.environ},
-    )
-    out: dict[str, Any] = json.loads(result.read_text())
-    return out
+    return run_in_netns(home.root, script, argv, env, cwd=home.ws, timeout=timeout)
 
 
 def claude_turn(

@@ -1,9 +1,10 @@
 """Run one agent CLI turn against a stand-in model, both inside this network namespace.
 
 Usage (by the tests): unshare -rn python netns_run.py CONFIG.json RESULT.json
-CONFIG: {"script": [...], "argv": [...], "env": {...}, "cwd": "...", "timeout": S}; in argv and
-env, "{URL}" is the stand-in's OpenAI base URL (`…/v1`), "{ROOT}" its Anthropic/Gemini one.
-RESULT: {"rc", "stdout", "stderr", "requests": [main-loop request bodies]}.
+CONFIG: {"script": [...], "argv": [...], "env": {...}, "cwd": "..." | null, "timeout": S}; in argv
+and env, "{URL}" is the stand-in's OpenAI base URL (`…/v1`), "{ROOT}" its Anthropic and Gemini
+one, "{PORT}" its port.
+RESULT: {"rc", "stdout", "stderr", "requests": [main-loop request bodies], "log": [every request]}.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ def main() -> None:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     standin = StandIn(config["script"])
     standin.start()
-    sub = lambda s: s.replace("{URL}", standin.url).replace("{ROOT}", standin.root)  # noqa: E731
+    port = standin.root.rsplit(":", 1)[1]
+    sub = lambda s: (  # noqa: E731
+        s.replace("{URL}", standin.url).replace("{ROOT}", standin.root).replace("{PORT}", port)
+    )
     env = {k: sub(v) for k, v in config["env"].items()}
     try:
         done = subprocess.run(
@@ -36,7 +40,7 @@ def main() -> None:
         result = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
     except subprocess.TimeoutExpired as exc:
         result = {"rc": "timeout", "stdout": str(exc.stdout), "stderr": str(exc.stderr)}
-    result["requests"] = standin.posts
+    result["requests"], result["log"] = standin.posts, standin.requests
     standin.stop()
     Path(sys.argv[2]).write_text(json.dumps(result))
 
