@@ -30,7 +30,7 @@ def _entry_ref(entry: Entry) -> dict[str, Any]:
 
 
 def _row(row: Row) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "command": row.command,
         "from": row.origin,
         "source_decision": row.source.value,
@@ -40,6 +40,12 @@ def _row(row: Row) -> dict[str, Any]:
         "differs": row.differs,
         "order_change": row.order_change,
     }
+    if row.origin == "history":  # the record, as `shellgate replay --format json` shows it
+        recorded = row.recorded
+        out["recorded"] = recorded if isinstance(recorded, str) else list(recorded or ())
+        out["sandbox_permissions"] = row.sandbox_permissions
+        out["where"] = row.where
+    return out
 
 
 def to_json(result: ImportResult) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from shellgate.importers import claude_code, gemini, vscode
 from shellgate.importers.model import Source, Tool
 from shellgate.importers.roundtrip import Row, round_trip, source_decision
 from shellgate.importers.translate import Refusal, Rule, Translation, translate
+from shellgate.replay.model import HistoryCommand
 from shellgate.rules.amend import append_rule_lines
 from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
@@ -53,12 +54,15 @@ def run_import(
     target: Path | None = None,
     keep_risky: bool = False,
     write: bool = False,
-    history: Iterable[str] = (),
+    history: Iterable[HistoryCommand] = (),
     context: ExecContext | None = None,
     cwd: Path | None = None,
     codex_home: Path | None = None,
 ) -> ImportResult:
     """Raises ImportInputError (bad source), RulesError (a broken target), AmendError.
+
+    `history` is records as replay's readers give them; each distinct one is a round-trip row
+    decided as `shellgate replay` decides it.
 
     With `cwd`, the round trip also loads the rules Codex would load for a session there
     (`codex_layers_for`: `$CODEX_HOME/rules`, trusted projects' `.codex/rules`), so that it
