@@ -113,7 +113,8 @@ def test_replay_agrees_with_round_trip(tool: str, policy: str, tmp_path: Path) -
     script = by_key[_key("git status --short", None)]
     assert argv["command"] == script["command"] == "git status --short"
     assert argv["source_decision"] == script["source_decision"] == "allow"
-    assert by_key[_key(["git", "push", "origin", "main"], None)]["command"] == "git push origin main"
+    push = by_key[_key(["git", "push", "origin", "main"], None)]
+    assert push["command"] == "git push origin main"
     last_line = len(argv_rollout.read_text(encoding="utf-8").splitlines())
     assert by_key[_key(["npm", "test"], None)]["where"] == f"{argv_rollout}:{last_line}"
 

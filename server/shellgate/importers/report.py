@@ -225,7 +225,7 @@ def render_text(result: ImportResult) -> str:
             [
                 "!" if r.differs else " ",
                 r.origin,
-                _short(r.command, 40),
+                _short(r.command, 40) + _escalation(r),
                 r.source.value,
                 r.shellgate.value,
                 f"{r.shellgate_by} / {by}",
@@ -233,6 +233,11 @@ def render_text(result: ImportResult) -> str:
         )
     out += _table(table)
     return "\n".join(out) + "\n"
+
+
+def _escalation(row: Row) -> str:
+    """An agent's escalation request, which a record is decided with."""
+    return f" [{row.sandbox_permissions}]" if row.sandbox_permissions else ""
 
 
 def _by(entry: Entry) -> str:
