@@ -181,7 +181,7 @@ def _history_error(message: str) -> int:
 
 
 def _history_line(stats: Any, distinct: int) -> str:
-    line = f"history: {distinct} distinct commands read"
+    line = f"history: {stats.entries} commands ({distinct} distinct) read from {stats.files} files"
     if stats.skipped:
         line += f"; {stats.skipped} entries skipped (" + "; ".join(stats.named) + ")"
     return line + "\n"
