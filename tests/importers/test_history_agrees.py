@@ -76,11 +76,14 @@ def _key(command: str | list[str], permissions: str | None) -> tuple[str, str | 
 
 
 @pytest.mark.parametrize(
-    ("tool", "policy"),
-    [("claude-code", "untrusted"), ("gemini", "untrusted"), ("vscode", "untrusted"),
-     ("claude-code", "on-request")],
+    ("tool", "policy", "sandbox"),
+    [("claude-code", "untrusted", "workspace-write"), ("gemini", "untrusted", "workspace-write"),
+     ("vscode", "untrusted", "workspace-write"), ("claude-code", "on-request", "workspace-write"),
+     ("gemini", "on-request", "read-only")],
 )  # fmt: skip
-def test_replay_agrees_with_round_trip(tool: str, policy: str, tmp_path: Path) -> None:
+def test_replay_agrees_with_round_trip(
+    tool: str, policy: str, sandbox: str, tmp_path: Path
+) -> None:
     home, work = tmp_path / "codex", tmp_path / "work"
     (home / "rules").mkdir(parents=True)
     work.mkdir()
@@ -93,7 +96,8 @@ def test_replay_agrees_with_round_trip(tool: str, policy: str, tmp_path: Path) -
     sources = [str(history), str(FIXTURES / "claude"), str(FIXTURES / "gemini"),
                str(FIXTURES / "codex"), f"codex:{tmp_path / 'argv'}"]  # fmt: skip
     target = home / "rules" / "imported.rules"
-    common = ["--codex-home", str(home), "--approval-policy", policy, "--format", "json"]
+    common = ["--codex-home", str(home), "--approval-policy", policy, "--sandbox", sandbox,
+              "--format", "json"]  # fmt: skip
     imported = _shellgate("import", tool, str(settings), "--write", str(target),
                           "--cwd", str(work), *common, "--history", *sources, cwd=work)  # fmt: skip
     assert imported["written"], imported

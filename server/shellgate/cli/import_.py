@@ -60,12 +60,19 @@ def main(argv: list[str]) -> int:
         default="untrusted",
         help="the policy ShellGate decides under in the round trip (default: untrusted)",
     )
+    parser.add_argument(
+        "--sandbox",
+        default="workspace-write",
+        choices=("read-only", "workspace-write", "danger-full-access"),
+        help="the sandbox ShellGate decides under in the round trip (default: workspace-write, "
+        "as `shellgate replay`)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exit_status(exc)
 
-    from shellgate.approval.context import ApprovalPolicy, ExecContext
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.importers.model import Tool
     from shellgate.importers.report import render_text, to_json
     from shellgate.importers.run import default_files, run_import
@@ -73,7 +80,10 @@ def main(argv: list[str]) -> int:
 
     tool = Tool(args.tool)
     try:
-        context = ExecContext(approval_policy=ApprovalPolicy.parse(args.approval_policy))
+        context = ExecContext(
+            approval_policy=ApprovalPolicy.parse(args.approval_policy),
+            sandbox=SandboxMode(args.sandbox),
+        )
     except ValueError as exc:
         print(f"shellgate import: error: {exc}", file=sys.stderr)
         return 2
