@@ -4,7 +4,9 @@
 Without --write the rules go to standard output and the report to standard error; with it the
 rules are appended to RULES_FILE under Codex's lock (never twice) and the report goes to
 standard output. `--format json` prints one JSON object (rules-schema/import.schema.json).
-Exit status: 0 done, 1 bad input (file:line:column on stderr, nothing written), 2 usage.
+`--history [SOURCE ...]` adds each distinct record of those histories (replay's readers and
+replay's decision) to the round trip. Exit status: 0 done, 1 bad input (file:line:column on
+stderr, or a history that cannot be read; nothing written), 2 usage.
 """
 
 from __future__ import annotations
