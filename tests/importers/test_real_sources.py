@@ -14,8 +14,9 @@ from typing import Any
 import realtools
 from realclients import dump, run_client
 from shellgate.importers import claude_code, gemini
-from shellgate.importers.model import Kind
+from shellgate.importers.model import Kind, Tool
 from shellgate.importers.roundtrip import source_decision
+from shellgate.importers.run import run_import
 
 from .helpers import write
 
@@ -177,3 +178,56 @@ def test_gemini_decides_as_the_importer_says(tmp_path: Path) -> None:
     # Equal priorities: file order decides (`touch a`); 200 beats 100 (`touch d`); the regex
     # has no boundary at its end (`mkdir xz`).
     assert sorted(p.name for p in ws.iterdir()) == ["a", "d", "x", "xz"]
+
+
+EXACT_COMMANDS = ["git status", "git status --porcelain", "git status --help", "ls",
+                  "cat .git/HEAD"]  # fmt: skip
+
+
+def _claude_decisions(claude: Path, work: Path, settings: str) -> dict[str, str]:
+    """Each command's fate in one real `claude -p` run in a git repository: ran, asked, denied
+    (matched by tool_use id: Claude Code runs read-only calls in parallel, in any order)."""
+    write(work / "home" / ".claude" / "settings.json", settings)
+    (work / "ws").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work / "ws", check=True)
+    script = write(work / "script.json", json.dumps(
+        [{"tool_use": [{"command": c} for c in EXACT_COMMANDS]}, {"text": "done"}]))  # fmt: skip
+    run = subprocess.run([str(HERE / "run_claude.sh"), str(claude), str(work), str(script)],
+                         capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert run.returncode == 0, (work / "stderr.txt").read_text()
+    messages = json.loads((work / "requests.jsonl").read_text().splitlines()[-1])["messages"]
+    blocks = [b for m in messages if isinstance(m["content"], list) for b in m["content"]]
+    asked = {b["id"]: b["input"]["command"] for b in blocks if b.get("type") == "tool_use"}
+    out = {}
+    for result in (b for b in blocks if b.get("type") == "tool_result"):
+        text = json.dumps(result["content"])
+        if result.get("is_error") is not True:
+            out[asked[result["tool_use_id"]]] = "ran"
+        elif "requires approval" in text or "needs approval" in text:
+            out[asked[result["tool_use_id"]]] = "asked"
+        else:
+            out[asked[result["tool_use_id"]]] = f"other: {text}"
+    return out
+
+
+def test_claude_code_exact_entry_given_more_arguments(tmp_path: Path) -> None:
+    """`Bash(git status)` allows exactly `git status`: `git status --help` is asked about. But
+    Claude Code's own read-only check runs `git status` and `git status --porcelain` with no
+    entry at all (the second run): not the entry's doing, and not modelled by the round trip,
+    whose report says so."""
+    claude = realtools.claude()
+    settings = '{"permissions": {"allow": ["Bash(git status)"]}}'
+    with_entry = _claude_decisions(claude, tmp_path / "entry", settings)
+    without = _claude_decisions(claude, tmp_path / "none", '{"permissions": {"allow": []}}')
+    assert with_entry == {"git status": "ran", "git status --porcelain": "ran",
+                          "git status --help": "asked", "ls": "ran",
+                          "cat .git/HEAD": "ran"}  # fmt: skip
+    assert without == with_entry
+    source = claude_code.read([write(tmp_path / "settings.json", settings)])
+    assert source_decision(source, "git status")[0] is Kind.ALLOW  # the entry
+    assert source_decision(source, "git status --help") == (Kind.ASK, ())  # the default
+    assert source_decision(source, "git status --porcelain") == (Kind.ASK, ())  # default, too
+    result = run_import(Tool.CLAUDE_CODE, [tmp_path / "settings.json"])
+    assert not result.translation.rules  # nothing written for an exact allow
+    assert "git status --help" in {r.command for r in result.rows}
+    assert any("read-only check" in note for note in result.notes)
