@@ -45,14 +45,23 @@ CLAUDE_COMMANDS = [
 ]
 
 
-def _tool_results(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tool_result blocks of the last main-loop request."""
-    last = [r["body"] for r in requests if r["kind"] == "main"][-1]
-    out = []
-    for message in last["messages"]:
-        if message["role"] == "user" and isinstance(message["content"], list):
-            out += [b for b in message["content"] if b.get("type") == "tool_result"]
-    return out
+def _claude_turn(claude: Path, work: Path, commands: list[str]) -> list[dict[str, Any]]:
+    """One `claude -p` run in `work/ws` (HOME `work/home`) whose model calls Bash with every
+    command in one turn: the messages of its last main-loop request."""
+    home = work / "home"
+    client = (
+        f'cd "{work / "ws"}" && ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" '
+        f'timeout 120 {claude} -p "Run the commands." --output-format stream-json --verbose'
+    )
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+           "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+           "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1"}
+    calls = [{"name": "Bash", "arguments": {"command": c}} for c in commands]
+    rc, log = run_client(work / "run", [{"tool_calls": calls}, {"text": "done"}], client, env,
+                         timeout=180)  # fmt: skip
+    assert rc == 0, dump(work / "run")
+    messages: list[dict[str, Any]] = [r["body"] for r in log if r["kind"] == "main"][-1]["messages"]
+    return messages
 
 
 def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
@@ -62,19 +71,9 @@ def test_claude_code_decides_as_the_importer_says(tmp_path: Path) -> None:
         tmp_path / "ws" / ".claude" / "settings.json",
         '{"permissions": {"allow": ["Bash(touch p:*)"]}}',
     )
-    calls = [{"name": "Bash", "arguments": {"command": c}} for c, _ in CLAUDE_COMMANDS]
-    home = tmp_path / "home"
-    client = (
-        f'cd "{tmp_path / "ws"}" && ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" '
-        f'timeout 120 {claude} -p "Run the commands." --output-format stream-json --verbose'
-    )
-    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-           "ANTHROPIC_API_KEY": "dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-           "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1"}
-    rc, requests = run_client(tmp_path / "run", [{"tool_calls": calls}, {"text": "done"}],
-                              client, env, timeout=180)  # fmt: skip
-    assert rc == 0, dump(tmp_path / "run")
-    results = _tool_results(requests)
+    messages = _claude_turn(claude, tmp_path, [c for c, _ in CLAUDE_COMMANDS])
+    results = [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
+               for b in m["content"] if b.get("type") == "tool_result"]  # fmt: skip
     assert len(results) == len(CLAUDE_COMMANDS)
     source = claude_code.read([settings])
     # Claude Code ignores an untrusted project's allow entries; the importer says so.
@@ -190,12 +189,7 @@ def _claude_decisions(claude: Path, work: Path, settings: str) -> dict[str, str]
     write(work / "home" / ".claude" / "settings.json", settings)
     (work / "ws").mkdir()
     subprocess.run(["git", "init", "-q"], cwd=work / "ws", check=True)
-    script = write(work / "script.json", json.dumps(
-        [{"tool_use": [{"command": c} for c in EXACT_COMMANDS]}, {"text": "done"}]))  # fmt: skip
-    run = subprocess.run([str(HERE / "run_claude.sh"), str(claude), str(work), str(script)],
-                         capture_output=True, text=True, timeout=180)  # fmt: skip
-    assert run.returncode == 0, (work / "stderr.txt").read_text()
-    messages = json.loads((work / "requests.jsonl").read_text().splitlines()[-1])["messages"]
+    messages = _claude_turn(claude, work, EXACT_COMMANDS)
     blocks = [b for m in messages if isinstance(m["content"], list) for b in m["content"]]
     asked = {b["id"]: b["input"]["command"] for b in blocks if b.get("type") == "tool_use"}
     out = {}
