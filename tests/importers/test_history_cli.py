@@ -143,7 +143,7 @@ def test_text_report_summary_line_and_row_origins(tmp_path: Path) -> None:
     report = run.stderr  # the rules go to standard output, the report to standard error
     n = len(lines)
     assert report.endswith(
-        f"history: 4 commands (4 distinct) read from 1 files; 2 entries skipped ({broken}:{n}: "
+        f"history: 4 commands (4 distinct) read from 1 file; 2 entries skipped ({broken}:{n}: "
         "a JSON line that "
         f"is not an object; {broken}:{n + 1}: not a JSON line (truncated?))\n"
     )

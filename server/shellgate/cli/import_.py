@@ -193,7 +193,8 @@ def _history_error(message: str) -> int:
 
 
 def _history_line(stats: Any, distinct: int) -> str:
-    line = f"history: {stats.entries} commands ({distinct} distinct) read from {stats.files} files"
+    files = f"{stats.files} file" + ("" if stats.files == 1 else "s")
+    line = f"history: {stats.entries} commands ({distinct} distinct) read from {files}"
     if stats.skipped:
         line += f"; {stats.skipped} entries skipped (" + "; ".join(stats.named) + ")"
     return line + "\n"
