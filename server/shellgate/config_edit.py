@@ -16,6 +16,7 @@ import re
 import shutil
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,8 @@ def json_text(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def edit_json(path: Path, what: str, edit: Any, backup: Backup) -> Change:
+def edit_json(path: Path, what: str, edit: Callable[[dict[str, Any]], object],
+              backup: Backup) -> Change:  # fmt: skip
     """Apply `edit(data)` to the file's object; written only when that changed it."""
     data = read_json(path)
     before = copy.deepcopy(data)
