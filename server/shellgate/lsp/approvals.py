@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -174,17 +175,20 @@ class EditorApprover:
         import uuid
 
         msg_id = str(uuid.uuid4())
+        sent = self.server.protocol.send_request(method, params, msg_id=msg_id)
         try:
-            return await self.server.protocol.send_request_async(method, params, msg_id=msg_id)
+            return await asyncio.wrap_future(sent)
         except asyncio.CancelledError:
-            self._withdraw(msg_id, request, pick)
+            self._withdraw(msg_id, sent, request, pick)
             raise
 
     def _withdraw(
-        self, msg_id: str, request: ApprovalRequest, pick: Callable[[Any], Choice | None]
-    ) -> None:
-        from concurrent.futures import Future
-
+        self, msg_id: str, sent: Future[Any], request: ApprovalRequest,
+        pick: Callable[[Any], Choice | None],
+    ) -> None:  # fmt: skip
+        if sent.done() and not sent.cancelled():  # the answer crossed the end of the question
+            self._too_late(sent, request, pick)
+            return
         protocol = self.server.protocol
         # pygls keeps the cancelled future under its id, and a late response would fail on it:
         # a fresh one takes its place and tells the person their click came too late.

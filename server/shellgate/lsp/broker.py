@@ -107,7 +107,6 @@ class Broker:
         except Exception:  # a client gone mid-notification must not fail the question
             log.debug("status notification failed", exc_info=True)
 
-
     def _closed(self, entry: Any, notice: str) -> None:
         try:
             self.server.protocol.notify(CLOSED, {"id": entry.id, "message": notice})
