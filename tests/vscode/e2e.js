@@ -329,6 +329,26 @@ async function waitFor(predicate, timeoutMs, what) {
       await runThroughDialog('touch ran-with-draft.txt', /^Yes, proceed$/, null);
       await waitFor(async () => fs.existsSync(path.join(WS, 'ran-with-draft.txt')), 20000, 'ran-with-draft.txt on disk');
     });
+
+    // Last: the server goes. Its discovery file and socket go with it, and VS Code, which does
+    // not cancel a dead connection's requests, closes the question it had asked.
+    await check('server killed (SIGTERM) with a question open: its files go, the question closes, the hook falls back', async () => {
+      const out = path.join(SHOTS, 'hook-killed.json');
+      const hook = outsideHook(out, 'touch server-killed.txt', 60);
+      await asking('touch server-killed.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const run = path.join(process.env.XDG_RUNTIME_DIR, 'shellgate');
+      const files = fs.readdirSync(run).filter((f) => /^server-\d+\.json$/.test(f));
+      if (files.length !== 1) throw new Error(`discovery files: ${files}`);
+      const pid = Number(files[0].match(/\d+/)[0]);
+      process.kill(pid, 'SIGTERM');
+      await asking('touch server-killed.txt').waitFor({ state: 'hidden', timeout: 15000 });
+      const answer = await hookAnswer(out, hook);
+      if (answer !== null) throw new Error(`the hook got ${JSON.stringify(answer)}`);
+      await page.locator(sel.notification, { hasText: 'the language server stopped' }).first().waitFor({ timeout: 10000 });
+      const left = fs.readdirSync(run).filter((f) => f.includes(`-${pid}.`));
+      if (left.length) throw new Error(`left behind: ${left}`);
+      return `server ${pid} gone with its files`;
+    });
   } finally {
     await browser.close();
   }

@@ -12,12 +12,14 @@ import { ApproveParams, ApproveResult, button, LadderRung, notice, pickRows, REF
 export type { ApproveParams } from './approvaltext';
 
 const showing = new Map<string, () => void>(); // question id -> close its QuickPick
+const OVER = Symbol('the question is over'); // closed by the server's side, not by a choice
 
 export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel,
   token?: vscode.CancellationToken): Promise<ApproveResult> {
   const refusal = REFUSALS.map((id) => p.choices.find((c) => c.id === id)).find(Boolean);
   log.info(`approval ${p.id} asked: ${join(p.command)}`);
   const picked = p.agent ? await pickChoice(p, token) : await modal(p, refusal);
+  if (picked === OVER) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'the question was withdrawn');
   // Escape, the dialog's X or the QuickPick closed answer "no", never "yes".
   const choice = picked ?? refusal?.id ?? 'denied';
   const result = await follow(p, choice, log, token);
@@ -40,6 +42,15 @@ export function approvalClosed(c: { id: string; message: string }): void {
   void vscode.window.showWarningMessage(notice(c.message));
 }
 
+/** The server stopped (a restart, a crash): the questions it asked can no longer be answered,
+ * and VS Code does not cancel them (a disposed connection drops its requests' tokens). */
+export function closeAll(): void {
+  if (!showing.size) return;
+  for (const close of [...showing.values()]) close();
+  void vscode.window.showWarningMessage(notice('the language server stopped: the questions it had ' +
+    'asked are closed unanswered (the agents waiting get no answer and take their fallback)'));
+}
+
 async function modal(p: ApproveParams, refusal: { id: string } | undefined): Promise<string | undefined> {
   const { title, detail } = renderApproval(p);
   const items = p.choices.map((c) => ({ title: button(c), id: c.id, isCloseAffordance: c === refusal }));
@@ -48,7 +59,7 @@ async function modal(p: ApproveParams, refusal: { id: string } | undefined): Pro
 
 type Row = vscode.QuickPickItem & { id?: string };
 
-function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise<string | undefined> {
+function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise<string | undefined | typeof OVER> {
   const { title } = renderApproval(p);
   const { lines, choices } = pickRows(p);
   const qp = vscode.window.createQuickPick<Row>();
@@ -63,7 +74,7 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
   ];
   return new Promise((resolve) => {
     let settled = false;
-    const done = (id: string | undefined): void => {
+    const done = (id: string | undefined | typeof OVER): void => {
       if (settled) return;
       settled = true;
       showing.delete(p.id);
@@ -71,11 +82,11 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
       qp.dispose();
       resolve(id);
     };
-    const cancel = token?.onCancellationRequested(() => done(undefined));
-    showing.set(p.id, () => done(undefined));
+    const cancel = token?.onCancellationRequested(() => done(OVER));
+    showing.set(p.id, () => done(OVER));
     qp.onDidAccept(() => { const id = (qp.selectedItems[0] ?? qp.activeItems[0])?.id; if (id) done(id); });
     qp.onDidHide(() => done(undefined));
-    if (token?.isCancellationRequested) done(undefined);
+    if (token?.isCancellationRequested) done(OVER);
     else qp.show();
   });
 }
