@@ -17,10 +17,9 @@ import json
 import os
 import socket
 import struct
-import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shellgate.broker.discovery import ServerInfo, find_server
 from shellgate.broker.protocol import (
@@ -35,6 +34,9 @@ from shellgate.broker.protocol import (
     answer_from_json,
     decision_from_json,
 )
+
+if TYPE_CHECKING:
+    import threading  # only the type: a hook's start-up counts
 
 __all__ = ["ServerInfo", "ask", "decide", "find_server", "hello"]
 
