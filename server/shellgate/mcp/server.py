@@ -1,8 +1,9 @@
 """The MCP wiring: two tools on stdio (no network listener), the logic in the modules beside it.
 
 - `shell`: a command through ShellGate's chain (shell.py), approvals by approvers.py;
-- `approve`: Claude Code's permission prompt tool (approve.py);
-served on the wire the fast-start front end claimed (front.py).
+- `approve`: Claude Code's permission prompt tool (approve.py).
+
+`serve` runs the SDK on the wire the fast-start front end claimed (front.py).
 """
 
 from __future__ import annotations
