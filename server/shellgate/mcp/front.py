@@ -116,14 +116,16 @@ class AnswerCache:
         with self._lock:
             return self.answers.get(digest)
 
-    def put(self, digest: str, line: str) -> None:
+    def put(self, digest: str, line: str | None) -> None:
+        """Records the SDK's answer (None: forgets it) and writes the file."""
         import tempfile  # only when writing: its import costs the start a few ms
 
         with self._lock:
             with contextlib.suppress(OSError, ValueError):  # what other servers learnt since
                 self.answers = {**self._load(), **self.answers}
             self.answers.pop(digest, None)
-            self.answers[digest] = line  # the newest last
+            if line is not None:
+                self.answers[digest] = line  # the newest last
             while len(self.answers) > self.LIMIT:
                 del self.answers[next(iter(self.answers))]
             data = json.dumps({"key": self.key, "answers": self.answers}, ensure_ascii=False)
@@ -296,11 +298,16 @@ class Front:
     def from_sdk(self, line: str) -> None:
         """The SDK's line to the wire, but for its reply to a request answered early, which is
         checked against what was sent; a reply the cache lacked is learnt."""
-        watched = None
-        if self._watch:  # only during the opening: later lines pass unparsed
-            key = _reply_key(line)
-            with self._lock:
-                watched = self._watch.pop(key, None) if key is not None else None
+        key = _reply_key(line) if self._watch else None  # parsed only during the opening
+        listen = None
+        with self._lock:
+            watched = self._watch.pop(key, None) if key is not None else None
+            if watched is None and key is not None and not key.startswith("ack:"):
+                listen = self._watch.pop("ack:" + key, None)
+        if listen is not None and listen[1] is not None:
+            # A response to a `subscriptions/listen` instead of its acknowledgement: nothing to
+            # cache, and the acknowledgement sent early was wrong.
+            self._differed(listen[0], listen[1], line, learn=False)
         if watched is None or watched[1] is None:
             self.wire.write(line)
         if watched is None:
@@ -311,10 +318,14 @@ class Front:
             if self.cache.get(digest) != line:
                 self.cache.put(digest, line)
         elif sent != line:
-            _warn(f"the answer sent early from the cache {self.cache.path} differed from the "
-                  f"SDK's; the cache is corrected.\n  sent: {sent.strip()[:300]}\n  "
-                  f"SDK:  {line.strip()[:300]}")  # fmt: skip
-            self.cache.put(digest, line)
+            self._differed(digest, sent, line, learn=True)
+
+    def _differed(self, digest: str, sent: str, line: str, *, learn: bool) -> None:
+        assert self.cache is not None
+        _warn(f"the answer sent early from the cache {self.cache.path} differed from the SDK's; "
+              f"the cache is corrected.\n  sent: {sent.strip()[:300]}\n  "
+              f"SDK:  {line.strip()[:300]}")  # fmt: skip
+        self.cache.put(digest, line if learn else None)
 
 
 class _SdkIn:
