@@ -202,6 +202,7 @@ class Front:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[str] | None = None
         self._ready = False  # the SDK reads: from then on it answers everything itself
+        self._ended = False  # the client closed its end
         self._opening: Any = hashlib.sha256() if cache is not None else None
         self._count = 0
         # id key -> (opening digest, the line sent early | None when the SDK answers first)
@@ -238,6 +239,7 @@ class Front:
         except (OSError, ValueError) as exc:
             _warn(f"reading stdin: {exc}")
         finally:
+            self._ended = True
             self._deliver("")  # the end of the input
 
     def _deliver(self, line: str) -> None:
@@ -298,18 +300,24 @@ class Front:
     def from_sdk(self, line: str) -> None:
         """The SDK's line to the wire, but for its reply to a request answered early, which is
         checked against what was sent; a reply the cache lacked is learnt."""
+        # Replies the SDK writes once the client has closed its end are its shutdown's
+        # ("Connection closed"): neither learnt nor held against the cache. Read before this
+        # line goes out, since the client may close on reading it.
+        ended = self._ended
         key = _reply_key(line) if self._watch else None  # parsed only during the opening
         listen = None
         with self._lock:
             watched = self._watch.pop(key, None) if key is not None else None
             if watched is None and key is not None and not key.startswith("ack:"):
                 listen = self._watch.pop("ack:" + key, None)
+        if watched is None or watched[1] is None:
+            self.wire.write(line)
+        if ended:
+            return
         if listen is not None and listen[1] is not None:
             # A response to a `subscriptions/listen` instead of its acknowledgement: nothing to
             # cache, and the acknowledgement sent early was wrong.
             self._differed(listen[0], listen[1], line, learn=False)
-        if watched is None or watched[1] is None:
-            self.wire.write(line)
         if watched is None:
             return
         assert self.cache is not None
