@@ -3,17 +3,16 @@
 Importing the SDK costs over a second (pydantic builds the models of both protocol revisions),
 longer than clients like to wait for `initialize`. So, before that import, `Front.start` claims
 the wire as the SDK's `stdio_server()` does and reads it in a thread. A request the SDK has
-already answered in an earlier run is answered at once from the answer cache; every line still
-goes to the SDK, in order, and the SDK's own reply to a request answered early is compared with
-what was sent, then dropped (a difference is logged and the cache corrected).
+already answered in an earlier run is answered at once from the answer cache (answers.py);
+every line still goes to the SDK, in order, and the SDK's own reply to a request answered early
+is compared with what was sent, then dropped (a difference is logged and the cache corrected).
 
 The cache maps the exact opening of a conversation (every line the client sent so far, up to and
 including the request, byte for byte, ids included) to the exact line the SDK answered, so no
 protocol rule is re-implemented here: an early answer is the SDK's own answer to the same input.
 Only the listing and handshake methods are answered early; the opening is followed only while it
-holds nothing else (the first `tools/call` ends it). The cache is keyed by everything those
-answers depend on (ShellGate's version and `shellgate/mcp` sources, the SDK and pydantic as
-installed, Python, the options that change answers); any doubt about it means the slow path.
+holds nothing else (the first `tools/call` ends it). Any doubt about the cache means the slow
+path: the SDK answers once loaded.
 
 Stdlib only: this module is imported before anything heavy.
 """
@@ -26,12 +25,10 @@ import hashlib
 import io
 import json
 import os
-import sys
 import threading
-from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any
 
-import shellgate
+from shellgate.mcp.answers import AnswerCache, cache_key, cache_path, warn
 
 if TYPE_CHECKING:
     import asyncio
@@ -46,102 +43,6 @@ NEUTRAL = EARLY | {"ping"}
 _ACK = "notifications/subscriptions/acknowledged"
 _SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 OPENING_LIMIT = 32  # lines; real clients list their tools within a dozen
-FORMAT = 1
-# What the SDK's answers are made of, besides our own sources.
-_SDK_PACKAGES = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio")
-
-
-def cache_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "shellgate", "mcp-answers.json")
-
-
-def cache_key(options: dict[str, Any]) -> str:
-    """A stamp of the code and options the answers come from; cheap (stats, no SDK import)."""
-    stamp: list[Any] = [FORMAT, shellgate.__version__, sys.version, sys.executable, options]
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in [shellgate.__file__, *sorted(
-            os.path.join(here, n) for n in os.listdir(here) if n.endswith(".py"))]:  # fmt: skip
-        st = os.stat(path)
-        stamp.append((path, st.st_mtime_ns, st.st_size))
-    folders = set()
-    for name in _SDK_PACKAGES:
-        spec = PathFinder.find_spec(name)
-        origin = spec.origin if spec is not None else None
-        if origin is None:
-            stamp.append((name, None))
-            continue
-        st = os.stat(origin)
-        stamp.append((name, origin, st.st_mtime_ns, st.st_size))
-        folders.add(os.path.dirname(os.path.dirname(origin)))
-    # An install or upgrade in site-packages adds or renames a dist-info folder there.
-    stamp.extend((f, os.stat(f).st_mtime_ns) for f in sorted(folders))
-    return hashlib.sha256(json.dumps(stamp, default=str).encode()).hexdigest()
-
-
-def _warn(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(f"shellgate mcp: {message}\n")
-        sys.stderr.flush()
-
-
-class AnswerCache:
-    """Opening digest -> the SDK's answer line, in one JSON file written atomically."""
-
-    LIMIT = 256  # answers kept, the newest: a client's upgrade adds a handful
-
-    def __init__(self, path: str, key: str) -> None:
-        self.path, self.key = path, key
-        self._lock = threading.Lock()
-        self.answers: dict[str, str] = {}
-        try:
-            self.answers = self._load()
-        except FileNotFoundError:
-            pass
-        except (OSError, ValueError) as exc:
-            _warn(f"ignoring the answer cache {path} ({exc}); it is rewritten from the SDK's "
-                  "answers")  # fmt: skip
-
-    def _load(self) -> dict[str, str]:
-        """The file's answers for this key ({} for another build's); ValueError if corrupt."""
-        with open(self.path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        answers = data.get("answers") if isinstance(data, dict) else None
-        if not isinstance(answers, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in answers.items()):
-            raise ValueError("not a cache of answers")
-        return answers if data.get("key") == self.key else {}
-
-    def get(self, digest: str) -> str | None:
-        with self._lock:
-            return self.answers.get(digest)
-
-    def put(self, digest: str, line: str | None) -> None:
-        """Records the SDK's answer (None: forgets it) and writes the file."""
-        import tempfile  # only when writing: its import costs the start a few ms
-
-        with self._lock:
-            with contextlib.suppress(OSError, ValueError):  # what other servers learnt since
-                self.answers = {**self._load(), **self.answers}
-            self.answers.pop(digest, None)
-            if line is not None:
-                self.answers[digest] = line  # the newest last
-            while len(self.answers) > self.LIMIT:
-                del self.answers[next(iter(self.answers))]
-            data = json.dumps({"key": self.key, "answers": self.answers}, ensure_ascii=False)
-        folder = os.path.dirname(self.path)
-        try:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".mcp-answers-", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(data)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError as exc:
-            _warn(f"could not write the answer cache {self.path}: {exc}")
 
 
 def _reply_key(line: str) -> str | None:
@@ -216,7 +117,7 @@ class Front:
         try:
             cache = AnswerCache(cache_path(), cache_key(options))
         except (OSError, ValueError) as exc:  # sources unreadable: no fast start, still right
-            _warn(f"no answer cache: {exc}")
+            warn(f"no answer cache: {exc}")
             cache = None
         front = cls(Wire(), cache)
         threading.Thread(target=front._read, name="mcp-front", daemon=True).start()
@@ -233,11 +134,11 @@ class Front:
                     try:
                         self._consider(line)
                     except Exception as exc:  # never lose a line over the fast path
-                        _warn(f"fast start off: {exc!r}")
+                        warn(f"fast start off: {exc!r}")
                         self._opening = None
                 self._deliver(line)
         except (OSError, ValueError) as exc:
-            _warn(f"reading stdin: {exc}")
+            warn(f"reading stdin: {exc}")
         finally:
             self._ended = True
             self._deliver("")  # the end of the input
@@ -288,12 +189,12 @@ class Front:
                 return
             sent = None if self._ready else self.cache.get(digest)
             if sent is not None and _reply_key(sent) != key:
-                _warn(f"the answer cache {self.cache.path} holds a wrong answer; not used")
+                warn(f"the answer cache {self.cache.path} holds a wrong answer; not used")
                 sent = None
             self._watch[key] = (digest, sent)
         if sent is not None:
             if self.debug:
-                _warn(f"answered {method} (id {key}) early, from the cache")
+                warn(f"answered {method} (id {key}) early, from the cache")
             with contextlib.suppress(OSError):  # the client left: the SDK will see the end
                 self.wire.write(sent)
 
@@ -330,7 +231,7 @@ class Front:
 
     def _differed(self, digest: str, sent: str, line: str, *, learn: bool) -> None:
         assert self.cache is not None
-        _warn(f"the answer sent early from the cache {self.cache.path} differed from the SDK's; "
+        warn(f"the answer sent early from the cache {self.cache.path} differed from the SDK's; "
               f"the cache is corrected.\n  sent: {sent.strip()[:300]}\n  "
               f"SDK:  {line.strip()[:300]}")  # fmt: skip
         self.cache.put(digest, line if learn else None)
