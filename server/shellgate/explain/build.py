@@ -7,7 +7,6 @@ warnings it adds are beyond Codex and never change a decision.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from shellgate.approval.context import ExecContext, FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride, sandbox_override_for_first_attempt
@@ -29,6 +28,7 @@ from shellgate.explain.model import (
     RuleHit,
     Segment,
     SplitDifference,
+    Warning,
 )
 from shellgate.explain.warnings import collect_warnings
 from shellgate.rules.decision import Decision
@@ -40,8 +40,12 @@ from shellgate.rules.policy import (
     RuleMatch,
 )
 from shellgate.rules.trust import ProjectTrust
+from shellgate.shell.dangerous import DangerKind, dangerous_command_match
+from shellgate.shell.known_safe import is_known_safe_command
+from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
 
 _DEFAULT_CONTEXT = ExecContext()
+_DANGER_NAMES = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
 
 
 def explain(
@@ -60,24 +64,19 @@ def explain(
 
     Raises ValueError for an empty argv (Codex never runs one); nothing else raises.
     """
-    from shellgate.shell.dangerous import DangerKind, dangerous_command_match
-    from shellgate.shell.known_safe import is_known_safe_command
-    from shellgate.shell.split import extract_shell_script, parse_shell_lc_plain_commands
-
     argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
     if not argv:
         raise ValueError("explain needs a command: the argv is empty")
     extracted = extract_shell_script(argv)
-    plain = parse_shell_lc_plain_commands(argv)
+    # parse_shell_lc_plain_commands, without extracting the script a second time
+    plain = None if extracted is None else try_parse_word_only_commands_sequence(extracted[1])
     commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)
-
-    danger_names = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
 
     verdicts: dict[tuple[str, ...], Heuristic] = {}
 
     def fallback(cmd: Sequence[str]) -> Decision:
         kind = dangerous_command_match(list(cmd))
-        danger = None if kind is None else danger_names[kind]
+        danger = None if kind is None else _DANGER_NAMES[kind]
         verdict = unmatched_verdict(
             context.approval_policy,
             context.fs_kind,
@@ -93,10 +92,11 @@ def explain(
         evaluation = policy.check(cmd, fallback, resolve_host_executables=True)
         matched.extend(evaluation.matched_rules)
         hits = tuple(_hit(m) for m in evaluation.matched_rules if isinstance(m, PrefixRuleMatch))
-        heuristic = None if hits else verdicts.get(tuple(cmd))
+        words = tuple(cmd)
+        heuristic = None if hits else verdicts.get(words)
         segments.append(
             Segment(
-                tuple(cmd),
+                words,
                 evaluation.decision or Decision.ALLOW,
                 hits,
                 heuristic,
@@ -114,28 +114,31 @@ def explain(
         decision, decided_by = overall.decision, _decided_by(overall)
 
     first = _first_attempt(requirement, context)
-    explanation = Explanation(
-        command=tuple(argv),
-        shell=extracted[0] if extracted else None,
-        script=extracted[1] if extracted else None,
-        cwd=cwd,
-        context=context,
-        parse=Parse.PLAIN if plain else Parse.WHOLE,
-        segments=tuple(segments),
-        decision=decision,
-        decided_by=decided_by,
-        requirement=requirement,
-        first_attempt=first,
-        warnings=(),
-        rules_files=tuple(rules_files),
-        project=project,
-        split_difference=None
-        if extracted is None or not warnings
-        else _split_difference(extracted[1]),
-    )
-    if not warnings:
-        return explanation
-    return replace(explanation, warnings=collect_warnings(explanation, policy))
+    difference = None if extracted is None or not warnings else _split_difference(extracted[1])
+    steps = tuple(segments)
+
+    def build(found: tuple[Warning, ...]) -> Explanation:
+        # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.
+        return Explanation(
+            command=tuple(argv),
+            shell=extracted[0] if extracted else None,
+            script=extracted[1] if extracted else None,
+            cwd=cwd,
+            context=context,
+            parse=Parse.PLAIN if plain else Parse.WHOLE,
+            segments=steps,
+            decision=decision,
+            decided_by=decided_by,
+            requirement=requirement,
+            first_attempt=first,
+            warnings=found,
+            rules_files=tuple(rules_files),
+            project=project,
+            split_difference=difference,
+        )
+
+    explanation = build(())
+    return build(collect_warnings(explanation, policy)) if warnings else explanation
 
 
 def _split_difference(script: str) -> SplitDifference | None:

@@ -118,9 +118,14 @@ class Policy:
         """Every prefix-rule match for `cmd`, in load order (no fallback)."""
         if not cmd:
             return []
-        bucket = self._by_first.get(cmd[0])
+        first = cmd[0]
+        bucket = self._by_first.get(first)
         found = _bucket_matches(bucket, cmd, None, None) if bucket else []
         if found or not resolve_host_executables:
+            return found
+        if "/" not in first and first not in _RESOLVES_ELSEWHERE:
+            # A bare name resolves to `<cwd>/name`, whose basename keys the bucket that just
+            # matched nothing: no need to ask the process for its cwd.
             return found
         return self._host_matches(cmd)
 
@@ -170,6 +175,8 @@ class Policy:
 
 
 _RANK = {Decision.ALLOW: 0, Decision.PROMPT: 1, Decision.FORBIDDEN: 2}
+# Bare first words whose absolute path does not end in themselves (`.` is the cwd, `~` $HOME).
+_RESOLVES_ELSEWHERE = frozenset({"", ".", "..", "~"})
 
 
 def _strictest(matches: Sequence[RuleMatch]) -> Decision:
