@@ -183,14 +183,15 @@ class SandboxMode(Enum):
 
     @property
     def fs_kind(self) -> FsSandboxKind:
-        return _MODE_KIND[self]
+        return _MODE_KIND[self._value_]
 
 
+# Keyed by value: an enum member's hash is Enum.__hash__, Python code, several times slower.
 _MODE_KIND = {
-    SandboxMode.READ_ONLY: FsSandboxKind.RESTRICTED,
-    SandboxMode.WORKSPACE_WRITE: FsSandboxKind.RESTRICTED,
-    SandboxMode.DANGER_FULL_ACCESS: FsSandboxKind.UNRESTRICTED,
-    SandboxMode.EXTERNAL_SANDBOX: FsSandboxKind.EXTERNAL,
+    SandboxMode.READ_ONLY.value: FsSandboxKind.RESTRICTED,
+    SandboxMode.WORKSPACE_WRITE.value: FsSandboxKind.RESTRICTED,
+    SandboxMode.DANGER_FULL_ACCESS.value: FsSandboxKind.UNRESTRICTED,
+    SandboxMode.EXTERNAL_SANDBOX.value: FsSandboxKind.EXTERNAL,
 }
 
 CLI_SANDBOX_MODES = (

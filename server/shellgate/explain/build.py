@@ -40,9 +40,12 @@ from shellgate.rules.policy import (
     RuleMatch,
 )
 from shellgate.rules.trust import ProjectTrust
+from shellgate.shell import bash_reading
 from shellgate.shell.dangerous import DangerKind, dangerous_command_match
 from shellgate.shell.known_safe import is_known_safe_command
+from shellgate.shell.quote import try_join
 from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
+from shellgate.shell.tsbash import read_split
 
 _DEFAULT_CONTEXT = ExecContext()
 _DANGER_NAMES = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
@@ -73,16 +76,16 @@ def explain(
     commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)
 
     verdicts: dict[tuple[str, ...], Heuristic] = {}
+    approval, fs_kind, permissions = (
+        context.approval_policy,
+        context.fs_kind,
+        context.sandbox_permissions,
+    )
 
     def fallback(cmd: Sequence[str]) -> Decision:
         kind = dangerous_command_match(list(cmd))
         danger = None if kind is None else _DANGER_NAMES[kind]
-        verdict = unmatched_verdict(
-            context.approval_policy,
-            context.fs_kind,
-            context.sandbox_permissions,
-            dangerous=danger is not None,
-        )
+        verdict = unmatched_verdict(approval, fs_kind, permissions, dangerous=danger is not None)
         verdicts[tuple(cmd)] = Heuristic(verdict.decision, danger, _why(verdict.why, context))
         return verdict.decision
 
@@ -116,6 +119,7 @@ def explain(
     first = _first_attempt(requirement, context)
     difference = None if extracted is None or not warnings else _split_difference(extracted[1])
     steps = tuple(segments)
+    parse = Parse.PLAIN if plain else Parse.WHOLE
 
     def build(found: tuple[Warning, ...]) -> Explanation:
         # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.
@@ -125,7 +129,7 @@ def explain(
             script=extracted[1] if extracted else None,
             cwd=cwd,
             context=context,
-            parse=Parse.PLAIN if plain else Parse.WHOLE,
+            parse=parse,
             segments=steps,
             decision=decision,
             decided_by=decided_by,
@@ -142,10 +146,6 @@ def explain(
 
 
 def _split_difference(script: str) -> SplitDifference | None:
-    from shellgate.shell import bash_reading
-    from shellgate.shell.quote import try_join
-    from shellgate.shell.tsbash import read_split
-
     reading = read_split(script)
     if reading.objection is None or reading.codex is None:
         return None
@@ -174,9 +174,13 @@ def _hit(m: PrefixRuleMatch) -> RuleHit:
 
 def _decided_by(evaluation: Evaluation) -> DecidedBy:
     # Only the matches as strict as the final decision decided it.
-    deciding = [m for m in evaluation.matched_rules if m.decision is evaluation.decision]
-    rules = any(isinstance(m, PrefixRuleMatch) for m in deciding)
-    heuristics = any(isinstance(m, HeuristicsRuleMatch) for m in deciding)
+    rules = heuristics = False
+    for m in evaluation.matched_rules:
+        if m.decision is evaluation.decision:
+            if isinstance(m, PrefixRuleMatch):
+                rules = True
+            elif isinstance(m, HeuristicsRuleMatch):
+                heuristics = True
     if rules and heuristics:
         return DecidedBy.RULES_AND_HEURISTICS
     return DecidedBy.RULES if rules else DecidedBy.HEURISTICS
@@ -199,18 +203,30 @@ def _first_attempt(
 
 
 def _why(why: Why, context: ExecContext) -> str:
-    policy = context.approval_policy.kind.value
-    if why is Why.DANGEROUS_NEVER:
-        return "dangerous command, and approval policy never cannot ask: refused"
-    if why is Why.DANGEROUS_ASK:
-        return f"dangerous command: {policy} asks rather than run it unseen"
-    if why is Why.NEVER_RELIES_ON_SANDBOX:
-        return f"no rule matched; {policy} never asks and relies on the sandbox"
-    if why is Why.UNTRUSTED_ASKS:
-        return "no rule matched; untrusted asks about every command no allow rule covers"
-    if why is Why.OVERRIDE_ASKS:
-        perm = context.sandbox_permissions.value
-        return f"no rule matched; it asks to leave the restricted sandbox ({perm})"
-    if why is Why.SANDBOX_BOUNDS_IT:
-        return "no rule matched; not dangerous, so it runs in the sandbox without asking"
-    return f"no rule matched; no Codex sandbox to escape ({context.sandbox.value}): runs unasked"
+    text = _WHY[why._value_]  # by value: an enum member's hash is Python code (Enum.__hash__)
+    if "{" not in text:
+        return text
+    return text.format(
+        policy=context.approval_policy.kind.value,
+        perm=context.sandbox_permissions.value,
+        sandbox=context.sandbox.value,
+    )
+
+
+_WHY = {
+    Why.DANGEROUS_NEVER.value: "dangerous command, and approval policy never cannot ask: refused",
+    Why.DANGEROUS_ASK.value: "dangerous command: {policy} asks rather than run it unseen",
+    Why.NEVER_RELIES_ON_SANDBOX.value: (
+        "no rule matched; {policy} never asks and relies on the sandbox"
+    ),
+    Why.UNTRUSTED_ASKS.value: (
+        "no rule matched; untrusted asks about every command no allow rule covers"
+    ),
+    Why.OVERRIDE_ASKS.value: "no rule matched; it asks to leave the restricted sandbox ({perm})",
+    Why.SANDBOX_BOUNDS_IT.value: (
+        "no rule matched; not dangerous, so it runs in the sandbox without asking"
+    ),
+    Why.NO_CODEX_SANDBOX.value: (
+        "no rule matched; no Codex sandbox to escape ({sandbox}): runs unasked"
+    ),
+}

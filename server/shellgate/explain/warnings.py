@@ -81,11 +81,14 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
     from shellgate.shell.wrappers import Concealment, hidden_commands
 
     out: list[Warning] = []
+    # a script Codex splits but bash would not run so: `split_difference` says it all
+    opaque = ex.parse is Parse.WHOLE and ex.script is not None and ex.split_difference is None
     for i, seg in enumerate(ex.segments):
         hidden = hidden_commands(list(seg.command))
+        if not hidden and not opaque:
+            continue
         inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
-        # a script Codex splits but bash would not run so: `split_difference` says it all
-        if ex.parse is Parse.WHOLE and ex.script is not None and ex.split_difference is None:
+        if opaque:
             listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
             out.append(
                 Warning(

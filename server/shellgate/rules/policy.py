@@ -174,7 +174,7 @@ class Policy:
         return Evaluation(tuple(matched), _strictest(matched) if matched else None)
 
 
-_RANK = {Decision.ALLOW: 0, Decision.PROMPT: 1, Decision.FORBIDDEN: 2}
+_RANK = {"allow": 0, "prompt": 1, "forbidden": 2}  # by value: see rules.decision
 # Bare first words whose absolute path does not end in themselves (`.` is the cwd, `~` $HOME).
 _RESOLVES_ELSEWHERE = frozenset({"", ".", "..", "~"})
 
@@ -182,7 +182,7 @@ _RESOLVES_ELSEWHERE = frozenset({"", ".", "..", "~"})
 def _strictest(matches: Sequence[RuleMatch]) -> Decision:
     best = matches[0].decision
     for m in matches[1:]:
-        if _RANK[m.decision] > _RANK[best]:
+        if _RANK[m.decision._value_] > _RANK[best._value_]:
             best = m.decision
     return best
 

@@ -16,7 +16,7 @@ from enum import Enum
 from tree_sitter import Node
 
 from shellgate.shell.dangerous import trap_action
-from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
+from shellgate.shell.detect import is_posix_shell
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import split as shlex_split
 from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
@@ -180,7 +180,7 @@ def _shell_source_argument(name: str | None, argv: list[str]) -> str | None:
 
 def _shell_script(argv: list[str]) -> str | None:
     """The script of `bash -c SCRIPT` style argv, also with leading options (`bash -e -c`)."""
-    if detect_shell_type(argv[0]) not in POSIX_SHELLS:
+    if not is_posix_shell(argv[0]):
         return None
     for i in range(1, len(argv) - 1):
         if argv[i] in _SHELL_FLAGS_WITH_SCRIPT:
