@@ -20,6 +20,7 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
+from shellgate.shell.quote import try_join  # light: the quoting alone, no parser
 
 Amendment = tuple[str, ...]
 
@@ -186,8 +187,6 @@ def requirement_for_evaluation(
 
 
 def _join(words: Sequence[str]) -> str:
-    from shellgate.shell.quote import try_join
-
     joined: str = try_join(list(words))
     return joined
 

@@ -82,6 +82,8 @@ _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv
 _NO_EXEC = {"command": ("-v", "-V")}  # `command -v x` only looks `x` up
+# The programs _visit_argv looks into by name (besides the POSIX shells, matched by spelling).
+_LOOKED_INTO = frozenset({*_WRAPPERS, *_DASH_C, "eval", "trap", "find"})
 
 
 def hidden_commands(argv: Sequence[str]) -> tuple[HiddenCommand, ...]:
@@ -142,6 +144,8 @@ def _env_split_string(argv: Sequence[str], i: int) -> tuple[str, list[str]] | No
 def _visit_argv(argv: list[str], found: list[HiddenCommand], depth: int) -> None:
     if depth > MAX_DEPTH or not argv:
         return
+    if executable_name_lookup_key(argv[0]) not in _LOOKED_INTO and not is_posix_shell(argv[0]):
+        return  # most commands: nothing below looks into them
     script = _shell_script(argv)
     if script is not None:
         via = " ".join(argv[:2]) if len(argv) >= 2 else argv[0]
