@@ -41,6 +41,8 @@ _GRANULAR_OPTIONAL = frozenset({"skill_approval", "request_permissions"})
 
 @dataclass(frozen=True)
 class GranularConfig:
+    """The flags of `AskForApproval::Granular`: which questions may be asked."""
+
     sandbox_approval: bool
     rules: bool
     skill_approval: bool = False
@@ -57,6 +59,8 @@ class GranularConfig:
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
+    """Codex's `AskForApproval`: when a person may be asked; flags only for granular."""
+
     kind: ApprovalPolicyKind
     granular: GranularConfig | None = None
 

@@ -35,6 +35,8 @@ class Why(Enum):
 
 @dataclass(frozen=True)
 class UnmatchedVerdict:
+    """The fallback's decision and the branch that gave it."""
+
     decision: Decision
     why: Why
 

@@ -35,6 +35,8 @@ class Skip:
 
 @dataclass(frozen=True)
 class NeedsApproval:
+    """Ask first: Codex's reason and amendment to offer, or only a one-shot yes."""
+
     reason: str | None
     proposed_execpolicy_amendment: Amendment | None = None
     # Codex's NeedsOneShotApproval: only "yes, this once" or "cancel" (C.0 point 4).
@@ -53,6 +55,8 @@ class NeedsApproval:
 
 @dataclass(frozen=True)
 class Forbidden:
+    """Refused without asking, with Codex's reason."""
+
     reason: str
 
 

@@ -11,8 +11,12 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Sequence
-from hashlib import blake2b
 from typing import Any
+
+try:  # hashlib would load OpenSSL first (milliseconds at every start) for a built-in hash
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 from shellgate.rules.decision import Decision
 from shellgate.rules.layers import RulesLayer, load_layers

@@ -36,6 +36,8 @@ class Concealment(Enum):
 
 @dataclass(frozen=True)
 class HiddenCommand:
+    """A command that runs inside another where Codex's rules do not look."""
+
     concealment: Concealment
     via: str  # what hides it: the wrapper's name, `$(...)`, `>`, ...
     command: tuple[str, ...]  # the inner command's literal words (empty if all dynamic)
@@ -46,6 +48,8 @@ class HiddenCommand:
 # words precede the command (timeout's DURATION, chroot's NEWROOT, ...).
 @dataclass(frozen=True)
 class _Wrapper:
+    """How a wrapper's own options and positional words precede the command it runs."""
+
     valued: frozenset[str] = frozenset()
     positional: int = 0
 
