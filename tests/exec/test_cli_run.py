@@ -47,6 +47,25 @@ def test_forbidden_denied_aborted_and_timeout_statuses(
     assert r.returncode == 124 and "timed out" in r.stderr
 
 
+@pytest.mark.parametrize("answers", [None, "y\n"], ids=["dev-null", "a-file"])
+def test_answers_from_a_file_or_dev_null(
+    workspace: Path, tmp_path: Path, answers: str | None
+) -> None:
+    """epoll refuses regular files and /dev/null: the question still reads them (EOF is no)."""
+    source = tmp_path / "answers"
+    source.write_text(answers or "")
+    env = {**os.environ, "CODEX_HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / ".cache")}
+    with open(source if answers else os.devnull) as stdin:
+        argv = [*SHELLGATE, "run", "--approval-policy", "untrusted", "--", "touch", "a"]
+        r = subprocess.run(argv, cwd=workspace, env=env, stdin=stdin, capture_output=True,
+                           text=True, timeout=60)  # fmt: skip
+    assert "Traceback" not in r.stderr, r.stderr
+    if answers:
+        assert r.returncode == 0 and (workspace / "a").exists(), r.stderr
+    else:
+        assert r.returncode == 122 and not (workspace / "a").exists(), r.stderr
+
+
 def test_bad_rules_run_nothing(workspace: Path, tmp_path: Path) -> None:
     rules = tmp_path / "bad.rules"
     rules.write_text('prefix_rule(pattern=["ls"], decision="maybe")\n')

@@ -6,14 +6,29 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from realclients import run_in_netns, tool_results
+
 HERE = Path(__file__).parent
+
+
+# What the Claude Code and Gemini CLI tests load: one rule forbids, one asks.
+RULES = """\
+prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
+prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
+"""
+CODEX_PROVIDER = '{name="standin",base_url="{URL}",wire_api="responses"}'
+
+
+def bash(command: str) -> dict[str, Any]:
+    """A script step: the model calls the agent's own shell tool with `command`."""
+    return {"tool": "<auto>", "command": command}
 
 
 @dataclass
@@ -63,36 +78,12 @@ class Home:
 
 def run_turn(
     home: Home,
-    kind: str,
     script: list[dict[str, Any]],
     argv: list[str],
     env: dict[str, str],
     timeout: float = 90,
 ) -> dict[str, Any]:
-    if shutil.which("unshare") is None:
-        raise AssertionError("unshare (util-linux) is needed for the offline agent tests")
-    config = home.root / "turn.json"
-    result = home.root / "result.json"
-    config.write_text(
-        json.dumps(
-            {
-                "kind": kind,
-                "script": script,
-                "argv": argv,
-                "env": env,
-                "cwd": str(home.ws),
-                "timeout": timeout,
-            }
-        )
-    )
-    subprocess.run(
-        ["unshare", "-rn", sys.executable, str(HERE / "netns_run.py"), str(config), str(result)],
-        check=True,
-        timeout=timeout + 30,
-        env={**os.environ},
-    )
-    out: dict[str, Any] = json.loads(result.read_text())
-    return out
+    return run_in_netns(home.root, script, argv, env, cwd=home.ws, timeout=timeout)
 
 
 def claude_turn(
@@ -100,12 +91,11 @@ def claude_turn(
 ) -> dict[str, Any]:
     return run_turn(
         home,
-        "anthropic",
         script,
         [str(claude), "-p", "do the task", "--output-format", "stream-json", "--verbose"],
         home.env(
             ANTHROPIC_API_KEY="dummy",
-            ANTHROPIC_BASE_URL="{URL}",
+            ANTHROPIC_BASE_URL="{ROOT}",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_TELEMETRY="1",
             DISABLE_AUTOUPDATER="1",
@@ -134,7 +124,6 @@ def gemini_turn(
 ) -> dict[str, Any]:
     return run_turn(
         home,
-        "gemini",
         script,
         [
             str(gemini),
@@ -147,7 +136,7 @@ def gemini_turn(
         ],
         home.env(
             GEMINI_API_KEY="dummy",
-            GOOGLE_GEMINI_BASE_URL="{URL}",
+            GOOGLE_GEMINI_BASE_URL="{ROOT}",
             GEMINI_CLI_HOME=str(home.home),
             GEMINI_CLI_TRUST_WORKSPACE="true",
             GEMINI_CLI_NO_RELAUNCH="true",
@@ -155,3 +144,31 @@ def gemini_turn(
         ),
         timeout=120,
     )
+
+
+def codex_exec(codex: str, *flags: str) -> list[str]:
+    """`codex exec` on the stand-in, quiet (no update check, no analytics, no plugins)."""
+    config = ("model_provider=standin", f"model_providers.standin={CODEX_PROVIDER}",
+              "model=stand-in", "check_for_update_on_startup=false", "analytics.enabled=false")
+    return [codex, "exec", "--json", "--skip-git-repo-check", *flags,
+            *(arg for c in config for arg in ("-c", c)), "--disable", "plugins", "do the task"]
+
+
+def codex_doctor(home: Home, codex: str) -> subprocess.CompletedProcess[str]:
+    """`shellgate hook doctor codex`, offline: Codex's own app-server answers `hooks/list`."""
+    return subprocess.run(
+        ["unshare", "-rn", sys.executable, "-m", "shellgate", "hook", "doctor", "codex",
+         "--codex", codex],
+        env=home.env(), cwd=home.ws, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def failing_hook_blocks(home: Home, turn: Callable[..., dict[str, Any]], cli: Path) -> str:
+    """`touch made` under a hook that cannot work (a fallback setting it does not know): it
+    blocks, never passes. What the model was told."""
+    script = [bash("touch made"), {"text": "fin"}]
+    result = turn(home, cli, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "must be ask or deny" in told[0], told
+    return told[0]

@@ -4,15 +4,10 @@ the next request's tool results."""
 
 from __future__ import annotations
 
-from agents import Home, claude_turn
-from standins import tool_results
+from agents import RULES, Home, bash, claude_turn, failing_hook_blocks
 
 import realtools
-
-RULES = """\
-prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
-prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
-"""
+from realclients import tool_results
 
 
 def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) -> None:
@@ -22,16 +17,16 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
     outside = home.home / "outside"
     home.install("claude-code", "--sandbox", "workspace-write")
     script = [
-        {"bash": "rm -f victim"},
-        {"bash": "echo hi > made && cat made"},
-        {"bash": f"touch {outside}"},
-        {"bash": "touch asked"},
-        {"bash": "timeout 5 rm -f victim"},
+        bash("rm -f victim"),
+        bash("echo hi > made && cat made"),
+        bash(f"touch {outside}"),
+        bash("touch asked"),
+        bash("timeout 5 rm -f victim"),
         {"text": "fin"},
     ]
     result = claude_turn(home, claude, script)
     assert result["rc"] == 0, result["stderr"]
-    told = tool_results("anthropic", result["requests"][-1])
+    told = tool_results(result["requests"][-1])
     assert len(told) == 5, told
     # forbidden: not run, the model reads Codex's words and the rule's justification
     assert (home.ws / "victim").read_text() == "keep"
@@ -51,21 +46,15 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
 def test_a_failing_hook_blocks(home: Home) -> None:
     claude = realtools.claude()
     home.install("claude-code")
-    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
-    script = [{"bash": "touch made"}, {"text": "fin"}]
-    result = claude_turn(home, claude, script, SHELLGATE_HOOK_FALLBACK="sometimes")
-    told = tool_results("anthropic", result["requests"][-1])
-    assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "blocked (ShellGate could not decide" in told[0], told
-    assert "must be ask or deny" in told[0]
+    assert "blocked (ShellGate could not decide" in failing_hook_blocks(home, claude_turn, claude)
 
 
 def test_rules_that_do_not_load_block(home: Home) -> None:
     claude = realtools.claude()
     home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')  # broken: no closing paren
     home.install("claude-code")
-    result = claude_turn(home, claude, [{"bash": "touch made"}, {"text": "fin"}])
-    told = tool_results("anthropic", result["requests"][-1])
+    result = claude_turn(home, claude, [bash("touch made"), {"text": "fin"}])
+    told = tool_results(result["requests"][-1])
     assert not (home.ws / "made").exists()
     assert len(told) == 1 and "the rules do not load" in told[0], told
     assert "default.rules:2:" in told[0]  # file, line and column

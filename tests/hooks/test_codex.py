@@ -4,72 +4,29 @@ plain command runs with the hook quiet, and a hook that cannot decide blocks."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from agents import Home, run_turn
+from agents import Home, bash, codex_doctor, codex_exec, run_turn
 
 import realtools
 
-PROVIDER = '{name="standin",base_url="{URL}",wire_api="responses"}'
-
 
 def _exec(home: Home, codex: str, script: list[dict[str, object]], **env: str) -> dict[str, object]:
-    argv = [
-        codex,
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "-s",
-        "workspace-write",
-        "-c",
-        "model_provider=standin",
-        "-c",
-        f"model_providers.standin={PROVIDER}",
-        "-c",
-        "model=stand-in",
-        "-c",
-        "check_for_update_on_startup=false",
-        "-c",
-        "analytics.enabled=false",
-        "--disable",
-        "plugins",
-        "do the task",
-    ]
-    return run_turn(home, "responses", script, argv, home.env(NO_COLOR="1", **env))
+    argv = codex_exec(codex, "-s", "workspace-write")
+    return run_turn(home, script, argv, home.env(NO_COLOR="1", **env))
 
 
 @pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
 def test_installed_hooks_are_trusted_and_a_failing_hook_blocks(home: Home, version: str) -> None:
     codex = str(realtools.codex(version))
     home.install("codex")
-    doctor = subprocess.run(
-        [
-            "unshare",
-            "-rn",
-            sys.executable,
-            "-m",
-            "shellgate",
-            "hook",
-            "doctor",
-            "codex",
-            "--codex",
-            codex,
-        ],
-        env=home.env(),
-        cwd=home.ws,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    doctor = codex_doctor(home, codex)
     assert doctor.returncode == 0 and "codex: live" in doctor.stdout, doctor.stdout + doctor.stderr
 
-    ran = _exec(home, codex, [{"tool": "<auto>", "command": "touch made"}, {"text": "fin"}])
+    ran = _exec(home, codex, [bash("touch made"), {"text": "fin"}])
     assert (home.ws / "made").exists(), ran["stdout"]
 
     # A hook that cannot work (here: a fallback setting it does not know) blocks, never passes.
-    script = [{"tool": "<auto>", "command": "touch again"}, {"text": "fin"}]
+    script = [bash("touch again"), {"text": "fin"}]
     result = _exec(home, codex, script, SHELLGATE_HOOK_FALLBACK="sometimes")
     assert not (home.ws / "again").exists()
     assert "Command blocked by PreToolUse hook" in str(result["requests"]), result
@@ -83,24 +40,6 @@ def test_doctor_says_what_is_wrong_with_a_stale_trust_hash(home: Home) -> None:
     config.write_text(
         config.read_text().replace('trusted_hash = "sha256:', 'trusted_hash = "sha256:0')
     )
-    doctor = subprocess.run(
-        [
-            "unshare",
-            "-rn",
-            sys.executable,
-            "-m",
-            "shellgate",
-            "hook",
-            "doctor",
-            "codex",
-            "--codex",
-            codex,
-        ],
-        env=home.env(),
-        cwd=home.ws,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    doctor = codex_doctor(home, codex)
     assert doctor.returncode == 1 and "codex: NOT live" in doctor.stdout
     assert "modified" in doctor.stdout and "skips it silently" in doctor.stdout

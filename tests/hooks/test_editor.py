@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from agents import Home, claude_turn, gemini_prepare, gemini_turn, run_turn
+from agents import Home, bash, claude_turn, codex_exec, gemini_prepare, gemini_turn, run_turn
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
-from standins import tool_results
 
 import realtools
+from realclients import tool_results
 
 # Short (a Unix socket path holds 107 bytes): the server's and the hooks' runtime folder.
 RUNTIME = tempfile.mkdtemp(prefix="sgh-", dir="/tmp")
@@ -73,10 +73,10 @@ ANSWERS = [
     {"choice": "approved_execpolicy_amendment"},
 ]
 SCRIPT = [
-    {"bash": "touch yes"},
-    {"bash": "touch no"},
-    {"bash": "touch again"},
-    {"bash": "touch again twice"},
+    bash("touch yes"),
+    bash("touch no"),
+    bash("touch again"),
+    bash("touch again twice"),
     {"text": "fin"},
 ]
 
@@ -98,7 +98,7 @@ async def test_claude_code_asks_the_editor(client: LanguageClient, home: Home) -
     home.install("claude-code", "--approval-policy", "untrusted")
     asked = await editor(client, home, ANSWERS)
     result = await asyncio.to_thread(claude_turn, home, claude, SCRIPT, XDG_RUNTIME_DIR=RUNTIME)
-    check(home, asked, tool_results("anthropic", result["requests"][-1]))
+    check(home, asked, tool_results(result["requests"][-1]))
     assert "Claude Code" in str(asked[0])  # the dialog names the agent
 
 
@@ -110,7 +110,7 @@ async def test_gemini_asks_the_editor(client: LanguageClient, home: Home) -> Non
     home.install("gemini", "--approval-policy", "untrusted")
     asked = await editor(client, home, ANSWERS)
     result = await asyncio.to_thread(gemini_turn, home, gemini, SCRIPT, XDG_RUNTIME_DIR=RUNTIME)
-    check(home, asked, tool_results("gemini", result["requests"][-1]))
+    check(home, asked, tool_results(result["requests"][-1]))
     assert "Gemini CLI" in str(asked[0])
 
 
@@ -118,38 +118,17 @@ async def test_gemini_asks_the_editor(client: LanguageClient, home: Home) -> Non
 async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split_hides(
     client: LanguageClient, home: Home
 ) -> None:
-    from test_codex import PROVIDER
-
     codex = str(realtools.codex())
     home.rules('prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n')
     home.install("codex")
     asked = await editor(client, home, ANSWERS[:2])
-    argv = [
-        codex,
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--approve-for-me",
-        "-c",
-        "model_provider=standin",
-        "-c",
-        f"model_providers.standin={PROVIDER}",
-        "-c",
-        "model=stand-in",
-        "-c",
-        "check_for_update_on_startup=false",
-        "-c",
-        "analytics.enabled=false",
-        "--disable",
-        "plugins",
-        "do the task",
-    ]
+    argv = codex_exec(codex, "--approve-for-me")
     script = [
-        {"tool": "<auto>", "command": c}
+        bash(c)
         for c in ("touch yes", "touch no", "timeout 5 touch hid", "coproc touch cop")
     ] + [{"text": "fin"}]
     env = home.env(NO_COLOR="1", XDG_RUNTIME_DIR=RUNTIME)
-    result = await asyncio.to_thread(run_turn, home, "responses", script, argv, env)
+    result = await asyncio.to_thread(run_turn, home, script, argv, env)
     told = str(result["requests"][-1])
     assert (home.ws / "yes").exists()
     assert not (home.ws / "no").exists() and "not that one" in told

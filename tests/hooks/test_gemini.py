@@ -4,15 +4,10 @@ holds every case: Gemini costs seconds per turn."""
 
 from __future__ import annotations
 
-from agents import Home, gemini_prepare, gemini_turn
-from standins import tool_results
+from agents import RULES, Home, bash, failing_hook_blocks, gemini_prepare, gemini_turn
 
 import realtools
-
-RULES = """\
-prefix_rule(pattern=["rm"], decision="forbidden", justification="keep the victim file")
-prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="asked needs a look")
-"""
+from realclients import tool_results
 
 
 def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
@@ -24,15 +19,15 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
     summary = home.install("gemini", "--sandbox", "workspace-write")
     assert "policy" in summary and "backup" in summary  # merged into the settings we wrote
     script = [
-        {"bash": "rm -f victim"},
-        {"bash": "echo hi > made"},
-        {"bash": f"touch {outside}"},
-        {"bash": "touch asked"},
+        bash("rm -f victim"),
+        bash("echo hi > made"),
+        bash(f"touch {outside}"),
+        bash("touch asked"),
         {"text": "fin"},
     ]
     result = gemini_turn(home, gemini, script)
     assert result["rc"] == 0, result["stderr"][-3000:]
-    told = tool_results("gemini", result["requests"][-1])
+    told = tool_results(result["requests"][-1])
     assert len(told) == 4, told
     assert (home.ws / "victim").read_text() == "keep"
     assert "Tool execution blocked: ShellGate" in told[0] and "keep the victim file" in told[0]
@@ -48,10 +43,4 @@ def test_a_failing_hook_blocks(home: Home) -> None:
     gemini = realtools.gemini()
     gemini_prepare(home)
     home.install("gemini")
-    # A hook that cannot work (a fallback setting it does not know) blocks, never passes.
-    script = [{"bash": "touch made"}, {"text": "fin"}]
-    result = gemini_turn(home, gemini, script, SHELLGATE_HOOK_FALLBACK="sometimes")
-    told = tool_results("gemini", result["requests"][-1])
-    assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "Tool execution blocked" in told[0], told
-    assert "must be ask or deny" in told[0]
+    assert "Tool execution blocked" in failing_hook_blocks(home, gemini_turn, gemini)

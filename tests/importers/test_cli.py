@@ -78,9 +78,14 @@ def test_write_prints_the_report(tmp_path: Path) -> None:
     target = tmp_path / "x.rules"
     run = shellgate("vscode", str(source), "--write", str(target), cwd=tmp_path, home=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert f"rules (1, 1 appended to {target})" in run.stdout
+    # Paths under HOME read as the user types them; the JSON keeps them whole.
+    assert "rules (1, 1 appended to ~/x.rules)" in run.stdout
+    assert "rule ~/x.rules:2 `npm test` allow / ~/.vscode/settings.json:1:38" in run.stdout
     run = shellgate("vscode", str(source), "--write", str(target), cwd=tmp_path, home=tmp_path)
-    assert f"rules (1, all already in {target}; nothing written)" in run.stdout
+    assert "rules (1, all already in ~/x.rules; nothing written)" in run.stdout
+    run = shellgate("vscode", str(source), "--write", str(target), "--format", "json",
+                    cwd=tmp_path, home=tmp_path)  # fmt: skip
+    assert json.loads(run.stdout)["target"] == str(target)
 
 
 def test_exit_statuses(tmp_path: Path) -> None:

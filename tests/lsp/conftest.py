@@ -58,31 +58,37 @@ class Env:
         self.versions: dict[str, int] = {}
 
 
+async def initialize(client: LanguageClient, env: Env, **options: Any) -> None:
+    """Initialize under `env.profile`'s capabilities, answering the server's registration and
+    refresh requests as the real clients do; `options` join the initialization options."""
+
+    @client.feature(T.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: T.RegistrationParams) -> None:
+        return None
+
+    @client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
+    def _inlay_refresh(params: None) -> None:
+        return None
+
+    @client.feature(T.WORKSPACE_CODE_LENS_REFRESH)
+    def _lens_refresh(params: None) -> None:
+        return None
+
+    await client.initialize_session(
+        T.InitializeParams(
+            capabilities=capabilities(env.profile),
+            root_uri=env.project.as_uri(),
+            workspace_folders=[T.WorkspaceFolder(env.project.as_uri(), "project")],
+            initialization_options={"codexHome": str(env.home), **options},
+        )
+    )
+
+
 @pytest_lsp.fixture(config=CONFIG, params=PROFILES)
 async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> Any:
     env = Env(tmp_path, request.param)
     lsp_client.env = env  # type: ignore[attr-defined]
-
-    @lsp_client.feature(T.CLIENT_REGISTER_CAPABILITY)
-    def _register(params: T.RegistrationParams) -> None:
-        return None
-
-    @lsp_client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
-    def _inlay_refresh(params: None) -> None:
-        return None
-
-    @lsp_client.feature(T.WORKSPACE_CODE_LENS_REFRESH)
-    def _lens_refresh(params: None) -> None:
-        return None
-
-    await lsp_client.initialize_session(
-        T.InitializeParams(
-            capabilities=capabilities(request.param),
-            root_uri=env.project.as_uri(),
-            workspace_folders=[T.WorkspaceFolder(env.project.as_uri(), "project")],
-            initialization_options={"codexHome": str(env.home)},
-        )
-    )
+    await initialize(lsp_client, env)
     yield
     await lsp_client.shutdown_session()
 

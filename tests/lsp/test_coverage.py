@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import LanguageClient
 
-from .conftest import CONFIG, PROFILES, Env, capabilities, open_doc
+from .conftest import CONFIG, PROFILES, Env, env_of, initialize, open_doc
 
 NOW = int(time.time())
 HISTORY = "".join(f"#{NOW - 2 * 86400}\n{c}\n" for c in (
@@ -36,36 +36,13 @@ async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> An
     history.write_text(HISTORY)
     (env.project / ".codex" / "rules" / "r.rules").write_text(RULES)
 
-    @lsp_client.feature(T.CLIENT_REGISTER_CAPABILITY)
-    def _register(params: T.RegistrationParams) -> None:
-        return None
-
-    @lsp_client.feature(T.WORKSPACE_INLAY_HINT_REFRESH)
-    def _inlay_refresh(params: None) -> None:
-        return None
-
-    @lsp_client.feature(T.WORKSPACE_CODE_LENS_REFRESH)
-    def _lens_refresh(params: None) -> None:
-        return None
-
     @lsp_client.feature("shellgate/pastDecisionsChanged")
     def _changed(params: Any) -> None:
         lsp_client.changed.append(params)  # type: ignore[attr-defined]
 
-    await lsp_client.initialize_session(T.InitializeParams(
-        capabilities=capabilities(request.param),
-        root_uri=env.project.as_uri(),
-        workspace_folders=[T.WorkspaceFolder(env.project.as_uri(), "project")],
-        initialization_options={"codexHome": str(env.home),
-                                "replay": {"sources": [f"bash:{history}"]}},
-    ))  # fmt: skip
+    await initialize(lsp_client, env, replay={"sources": [f"bash:{history}"]})
     yield
     await lsp_client.shutdown_session()
-
-
-def env_of(client: LanguageClient) -> Env:
-    env: Env = client.env  # type: ignore[attr-defined]
-    return env
 
 
 async def lens_titles(client: LanguageClient, uri: str) -> dict[int, T.Command]:

@@ -7,22 +7,21 @@ editor open denies it, with the reason."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_helpers import RUNTIME, open_editor
 from pytest_lsp import LanguageClient
-from realclients import dump, home_dir, run_client
 
 import realtools
+from realclients import dump, home_dir, run_client, tool_results
 
 pytestmark = pytest.mark.timeout(240)
-STANDIN = [str(Path(__file__).with_name("standin_anthropic.py"))]
 
 
 @pytest.fixture
@@ -30,18 +29,9 @@ def scratch() -> Iterator[Path]:
     yield from home_dir()
 
 
-def _tool_results(requests: list[dict[str, object]]) -> list[str]:
+def _tool_results(requests: list[dict[str, Any]]) -> list[str]:
     """Every tool_result the model was sent, as text."""
-    out: list[str] = []
-    for r in requests:
-        body = r.get("body")
-        if r.get("method") != "POST" or not isinstance(body, dict) or not body.get("tools"):
-            continue
-        for message in body.get("messages", []):
-            for block in message.get("content") if isinstance(message.get("content"), list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    out.append(json.dumps(block.get("content")))
-    return out
+    return [t for r in requests if r["kind"] == "main" for t in tool_results(r["body"])]
 
 
 def _claude_command(claude: Path, ws: Path) -> str:
@@ -76,12 +66,12 @@ async def test_claude_code_permission_prompt_answered_in_the_editor(
     asked = await open_editor(editor, ws, scratch / "codex-home", [
         {"choice": "approved"}, {"choice": "abort", "message": "not that file"}])  # fmt: skip
     script = [
-        {"tool_use": [{"name": "Bash", "input": {"command": "touch yes.txt"}}]},
-        {"tool_use": [{"name": "Bash", "input": {"command": "touch no.txt"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "touch yes.txt"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "touch no.txt"}}]},
         {"text": "done"},
     ]
     rc, requests = await asyncio.to_thread(
-        run_client, scratch / "run", STANDIN, script, _claude_command(claude, ws), env)
+        run_client, scratch / "run", script, _claude_command(claude, ws), env)
     assert rc == 0, dump(scratch / "run")
     assert len(asked) == 2 and all(a["agent"]["id"] == "claude-code" for a in asked)
     assert (ws / "yes.txt").exists() and not (ws / "no.txt").exists()
@@ -96,13 +86,13 @@ def test_claude_code_shell_and_permission_prompt(scratch: Path, probe: object) -
     env = {"HOME": str(home), "CODEX_HOME": str(scratch / "codex-home")}
     _install(home, env)
     script = [
-        {"tool_use": [{"name": "mcp__shellgate__shell",
-                       "input": {"command": "echo via-claude > out.txt; cat out.txt"}}]},
-        {"tool_use": [{"name": "Bash", "input": {"command": "touch bash-ran.txt",
-                                                 "description": "make a file"}}]},
+        {"tool_calls": [{"name": "mcp__shellgate__shell",
+                         "arguments": {"command": "echo via-claude > out.txt; cat out.txt"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "touch bash-ran.txt",
+                                                       "description": "make a file"}}]},
         {"text": "done"},
     ]  # fmt: skip
-    rc, requests = run_client(scratch / "run", STANDIN, script, _claude_command(claude, ws), env)
+    rc, requests = run_client(scratch / "run", script, _claude_command(claude, ws), env)
     out = scratch / "run"
     assert rc == 0, dump(out)
     results = _tool_results(requests)

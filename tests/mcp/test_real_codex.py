@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realclients import dump, home_dir, run_client
 
 import realtools
+from realclients import dump, home_dir, run_client
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -54,7 +54,7 @@ def test_codex_calls_the_shell_tool(scratch: Path, version: str, probe: object) 
         "'run it'"
     )
     rc, requests = run_client(
-        scratch / "run", ["-m", "shellgate.agent.standin"], script, client,
+        scratch / "run", script, client,
         {"CODEX_HOME": str(home), "HOME": str(scratch)})  # fmt: skip
     out = scratch / "run"
     assert rc == 0, dump(out)

@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realclients import dump, home_dir, run_client
 
 import realtools
+from realclients import dump, home_dir, run_client
 
 pytestmark = pytest.mark.timeout(240)
-STANDIN = [str(Path(__file__).with_name("standin_gemini.py"))]
 
 
 @pytest.fixture
@@ -38,8 +37,8 @@ def test_gemini_calls_the_shell_tool(scratch: Path, probe: object) -> None:
     subprocess.run([sys.executable, "-m", "shellgate", "mcp", "install", "gemini"],
                    check=True, capture_output=True, env={**os.environ, **env})  # fmt: skip
     script = [
-        {"functionCall": {"name": "mcp_shellgate_shell",
-                          "args": {"command": "echo via-gemini > out.txt; cat out.txt"}}},
+        {"tool_calls": [{"name": "mcp_shellgate_shell",
+                         "arguments": {"command": "echo via-gemini > out.txt; cat out.txt"}}]},
         {"text": "done"},
     ]  # fmt: skip
     client = (
@@ -47,7 +46,7 @@ def test_gemini_calls_the_shell_tool(scratch: Path, probe: object) -> None:
         "GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_CLI_NO_RELAUNCH=true "
         f"timeout 120 {gemini} -p 'run it' -m gemini-2.5-flash"
     )
-    rc, requests = run_client(scratch / "run", STANDIN, script, client, env)
+    rc, requests = run_client(scratch / "run", script, client, env)
     out = scratch / "run"
     assert rc == 0, dump(out)
     main = [r for r in requests if r.get("kind") == "main"]

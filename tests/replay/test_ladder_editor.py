@@ -55,10 +55,10 @@ def plain(obj: Any) -> Any:
     return obj
 
 
-@pytest.mark.asyncio
-async def test_the_dialog_offers_the_ladder_and_writes_the_picked_rung(
-    client: LanguageClient, tmp_path: Path
-) -> None:
+async def editor(client: LanguageClient, tmp_path: Path, rung: int, **options: Any
+                 ) -> tuple[Path, Path, list[Any]]:  # fmt: skip
+    """An editor on a fresh project and $CODEX_HOME whose user picks `rung` of every dialog's
+    ladder: (the Codex home, the project, the dialogs' params as they come)."""
     home = tmp_path / "codex-home"
     (home / "rules").mkdir(parents=True)
     project = tmp_path / "project"
@@ -68,14 +68,22 @@ async def test_the_dialog_offers_the_ladder_and_writes_the_picked_rung(
     @client.feature("shellgate/approve")
     def approve(params: Any) -> dict[str, object]:
         asked.append(plain(params))
-        return {"choice": "approved_execpolicy_amendment", "rung": 1}
+        return {"choice": "approved_execpolicy_amendment", "rung": rung}
 
     await client.initialize_session(T.InitializeParams(
         capabilities=T.ClientCapabilities(experimental={"shellgate": {"approve": True}}),
         root_uri=project.as_uri(),
         workspace_folders=[T.WorkspaceFolder(project.as_uri(), "project")],
-        initialization_options={"codexHome": str(home), "approvalPolicy": "untrusted"},
+        initialization_options={"codexHome": str(home), **options},
     ))  # fmt: skip
+    return home, project, asked
+
+
+@pytest.mark.asyncio
+async def test_the_dialog_offers_the_ladder_and_writes_the_picked_rung(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    home, project, asked = await editor(client, tmp_path, 1, approvalPolicy="untrusted")
     result = await client.workspace_execute_command_async(T.ExecuteCommandParams(
         "shellgate.runCommand", [{"command": ["git", "init", "-q"], "cwd": str(project)}]))
     assert (result["exitCode"] if isinstance(result, dict) else result.exitCode) == 0
@@ -101,22 +109,7 @@ async def test_an_outside_agents_question_climbs_the_ladder_too(
     from shellgate.broker.protocol import AgentRequest
 
     monkeypatch.setenv("XDG_RUNTIME_DIR", RUNTIME)
-    home = tmp_path / "codex-home"
-    (home / "rules").mkdir(parents=True)
-    project = tmp_path / "project"
-    project.mkdir()
-    asked: list[Any] = []
-
-    @client.feature("shellgate/approve")
-    def approve(params: Any) -> dict[str, object]:
-        asked.append(plain(params))
-        return {"choice": "approved_execpolicy_amendment", "rung": 2}
-
-    await client.initialize_session(T.InitializeParams(
-        capabilities=T.ClientCapabilities(experimental={"shellgate": {"approve": True}}),
-        workspace_folders=[T.WorkspaceFolder(project.as_uri(), "project")],
-        initialization_options={"codexHome": str(home)},
-    ))  # fmt: skip
+    home, project, asked = await editor(client, tmp_path, 2)
     for _ in range(100):  # the endpoint starts on `initialized`
         info = find_server(str(project))
         if info is not None:

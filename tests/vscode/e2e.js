@@ -163,23 +163,34 @@ async function waitFor(predicate, timeoutMs, what) {
       await waitFor(async () => /\[denied/.test((await out.first().innerText()).replace(/\s+/g, ' ')), 20000, 'the run to report a denial');
       if (fs.existsSync(path.join(WS, 'ran-denied.txt'))) throw new Error('ran-denied.txt exists: the denied command ran');
     });
-    await check('an outside agent (stand-in hook): the dialog names it, shows the trace; the answer reaches it', async () => {
-      const out = path.join(SHOTS, 'hook-answer.json');
-      const hook = spawn('python3', [process.env.HOOK_CLIENT, WS, out, 'touch from-claude.txt'],
+    const outsideHook = (out, cmd, timeout) => {
+      const hook = spawn('python3', [process.env.HOOK_CLIENT, WS, out, cmd, String(timeout)],
         { env: { ...process.env, PYTHONPATH: process.env.HOOK_PYTHONPATH }, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      hook.stderr.on('data', (d) => { stderr += d; });
-      await dialog.waitFor({ state: 'visible', timeout: 30000 });
-      const title = (await page.locator(`${sel.dialog} .dialog-message-text`).innerText()).trim();
-      const text = (await dialog.innerText()).replace(/\s+/g, ' ');
-      if (title !== 'Claude Code wants to run the following command') throw new Error(`title: ${title}`);
-      if (!text.includes('Asked by Claude Code') || !text.includes("touch from-claude.txt")) throw new Error(`dialog: ${text}`);
-      if (!/Trace: prompt by rules 1\. touch from-claude\.txt → prompt \(rule [^)]*project\.rules:2: creates files: ask first\)/.test(text)) throw new Error(`no trace in the dialog: ${text}`);
+      hook.stderr.on('data', (d) => { hook.errors = (hook.errors || '') + d; });
+      return hook;
+    };
+    const hookAnswer = async (out, hook) => {
+      await waitFor(async () => fs.existsSync(out) && fs.statSync(out).size > 0, 20000, `the hook's answer (${hook.errors || ''})`);
+      return JSON.parse(fs.readFileSync(out, 'utf8'));
+    };
+    // An outside agent's question: a QuickPick (it closes when the question is over).
+    const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Asked by Claude Code' });
+    const answerRow = (label) => page.locator(sel.quickRow).filter({ hasText: label }).first();
+
+    await check('an outside agent (stand-in hook): the question names it, shows the trace; the answer reaches it', async () => {
+      const out = path.join(SHOTS, 'hook-answer.json');
+      const hook = outsideHook(out, 'touch from-claude.txt', 90);
+      await asking('touch from-claude.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const title = (await page.locator(sel.quickInputTitle).innerText()).trim();
+      // Rows wrap long lines: compare without the spaces.
+      const text = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, '');
+      if (title !== 'ShellGate: Claude Code wants to run the following command') throw new Error(`title: ${title}`);
+      if (!text.includes("$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
+      if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
-      await page.locator(sel.dialogButton).filter({ hasText: /^Yes, proceed$/ }).first().click();
-      await waitFor(async () => fs.existsSync(out) && fs.statSync(out).size > 0, 20000, `the hook's answer (${stderr})`);
-      const answer = JSON.parse(fs.readFileSync(out, 'utf8'));
-      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${stderr})`);
+      await answerRow('Yes, proceed').click();
+      const answer = await hookAnswer(out, hook);
+      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
       await command(page, 'ShellGate: Show Approvals');
       const doc = page.locator(sel.activeEditorLines, { hasText: 'ShellGate approvals' });
       await doc.first().waitFor({ timeout: 20000 });
@@ -189,6 +200,24 @@ async function waitFor(predicate, timeoutMs, what) {
         if (!history.includes(part)) throw new Error(`history lacks ${part}: ${history.slice(0, 600)}`);
       }
       return `hook got ${JSON.stringify(answer)}`;
+    });
+
+    await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {
+      const [slowOut, nextOut] = [path.join(SHOTS, 'hook-slow.json'), path.join(SHOTS, 'hook-next.json')];
+      const slow = outsideHook(slowOut, 'touch too-slow.txt', 4);
+      await asking('touch too-slow.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const next = outsideHook(nextOut, 'touch next-one.txt', 60);
+      const toast = page.locator(sel.notification, { hasText: 'request to run `touch too-slow.txt` timed out: it was refused' });
+      await toast.first().waitFor({ timeout: 20000 });
+      await asking('touch next-one.txt').waitFor({ state: 'visible', timeout: 10000 });
+      if (await asking('touch too-slow.txt').count()) throw new Error('the timed-out question is still on screen');
+      const timedOut = await hookAnswer(slowOut, slow);
+      if (timedOut.answer !== 'timeout') throw new Error(`the slow hook got ${JSON.stringify(timedOut)}`);
+      await answerRow(/^No\s*Does not run it/).click();
+      const declined = await hookAnswer(nextOut, next);
+      if (declined.answer !== 'decline') throw new Error(`the next hook got ${JSON.stringify(declined)}`);
+      await page.locator(sel.quickInput).waitFor({ state: 'hidden', timeout: 10000 });
+      return (await toast.first().innerText()).replace(/\s+/g, ' ').slice(0, 160);
     });
 
     await check('Ask Agent…: approval dialog, approve, the output appears', async () => {
@@ -299,6 +328,26 @@ async function waitFor(predicate, timeoutMs, what) {
     await check('with the broken draft open, an approved command runs through the dialog', async () => {
       await runThroughDialog('touch ran-with-draft.txt', /^Yes, proceed$/, null);
       await waitFor(async () => fs.existsSync(path.join(WS, 'ran-with-draft.txt')), 20000, 'ran-with-draft.txt on disk');
+    });
+
+    // Last: the server goes. Its discovery file and socket go with it, and VS Code, which does
+    // not cancel a dead connection's requests, closes the question it had asked.
+    await check('server killed (SIGTERM) with a question open: its files go, the question closes, the hook falls back', async () => {
+      const out = path.join(SHOTS, 'hook-killed.json');
+      const hook = outsideHook(out, 'touch server-killed.txt', 60);
+      await asking('touch server-killed.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const run = path.join(process.env.XDG_RUNTIME_DIR, 'shellgate');
+      const files = fs.readdirSync(run).filter((f) => /^server-\d+\.json$/.test(f));
+      if (files.length !== 1) throw new Error(`discovery files: ${files}`);
+      const pid = Number(files[0].match(/\d+/)[0]);
+      process.kill(pid, 'SIGTERM');
+      await asking('touch server-killed.txt').waitFor({ state: 'hidden', timeout: 15000 });
+      const answer = await hookAnswer(out, hook);
+      if (answer !== null) throw new Error(`the hook got ${JSON.stringify(answer)}`);
+      await page.locator(sel.notification, { hasText: 'the language server stopped' }).first().waitFor({ timeout: 10000 });
+      const left = fs.readdirSync(run).filter((f) => f.includes(`-${pid}.`));
+      if (left.length) throw new Error(`left behind: ${left}`);
+      return `server ${pid} gone with its files`;
     });
   } finally {
     await browser.close();

@@ -5,6 +5,7 @@ const sel = {
   explorerRow: '.explorer-folders-view .monaco-list-row',
   quickInput: '.quick-input-widget',
   quickInputBox: '.quick-input-widget input',
+  quickInputTitle: '.quick-input-widget .quick-input-title',
   quickRow: '.quick-input-list .monaco-list-row',
   quickRowFocused: '.quick-input-list .monaco-list-row.focused',
   editorLines: '.monaco-editor .view-lines',

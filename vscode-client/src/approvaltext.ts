@@ -54,6 +54,18 @@ export const REFUSALS = ['denied', 'abort'];
 
 /** The dialog's text. Everything from the server may carry a model's words: shown literally. */
 export function renderApproval(p: ApproveParams): { title: string; detail: string } {
+  const lines = about(p);
+  lines.push('', 'Choices:');
+  for (const c of p.choices) {
+    const label = clean(c.label);
+    lines.push(`• ${button(c)}${label === button(c) ? '' : ` ("${label}")`}: ${meaning(c, p)}`);
+  }
+  lines.push(...after(p));
+  return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
+}
+
+/** What is asked and why, before the choices. */
+function about(p: ApproveParams): string[] {
   const lines: string[] = [];
   if (p.agent) lines.push(`Asked by ${clean(p.agent.name)} (${clean(p.agent.id)}), outside the editor`);
   lines.push(`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`);
@@ -69,14 +81,14 @@ export function renderApproval(p: ApproveParams): { title: string; detail: strin
       `${r.justification ? `: ${clean(r.justification)}` : ''}`);
   }
   if (p.explain) lines.push('', ...traceLines(p.explain));
-  lines.push('', 'Choices:');
-  for (const c of p.choices) {
-    const label = clean(c.label);
-    lines.push(`• ${button(c)}${label === button(c) ? '' : ` ("${label}")`}: ${meaning(c, p)}`);
-  }
-  for (const n of p.notes ?? []) lines.push(`Note: ${clean(n)}`);
+  return lines;
+}
+
+/** The notes and the timeout, after the choices. */
+function after(p: ApproveParams): string[] {
+  const lines = (p.notes ?? []).map((n) => `Note: ${clean(n)}`);
   if (p.timeoutSeconds) lines.push('', `Unanswered after ${Math.round(p.timeoutSeconds)} s, it counts as No.`);
-  return { title: clean(p.title ?? 'Would you like to run the following command?'), detail: lines.join('\n') };
+  return lines;
 }
 
 /** The trace in a few lines: each command the script runs, its decision and what decided it. */
@@ -134,3 +146,40 @@ export function clean(text: string, max = 2000): string {
   const printable = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
   return printable.length > max ? `${printable.slice(0, max)}…` : printable;
 }
+
+/** An outside agent's question as a QuickPick (which, unlike a modal, can be closed when the
+ * question is over): the dialog's lines first, then the choices. Enter on a line does nothing,
+ * so a stray Enter never answers. VS Code draws `$(name)` in QuickPick rows as an icon and the
+ * text would vanish (`echo $(date)`): a zero-width space keeps it literal. */
+export function pickRows(p: ApproveParams): { lines: string[]; choices: { label: string; id: string; detail: string }[] } {
+  const literal = (s: string): string => s.replace(/\$\(/g, '$\u200b(');
+  // A row cuts off what does not fit, and the end of a command is what matters most: long lines
+  // are wrapped onto several rows, as are line breaks inside untrusted text.
+  const lines = [...about(p), ...after(p)].flatMap((l) => l.split('\n')).filter((l) => l.trim())
+    .flatMap((l) => wrap(l)).map(literal);
+  const choices = p.choices.map((c) => ({ label: literal(button(c)), id: c.id, detail: literal(meaning(c, p)) }));
+  return { lines, choices };
+}
+
+/** A notice from the server (`shellgate/approveClosed`): literal, and no `[text](link)`. */
+export function notice(message: string): string {
+  return `ShellGate: ${clean(message, 600).replace(/\]\(/g, '] (')}`;
+}
+
+/** `line` in rows of at most `width` characters, broken after a space when one is near the end;
+ * the rows joined are the line again. */
+export function wrap(line: string, width = ROW): string[] {
+  const rows: string[] = [];
+  let rest = Array.from(line); // code points: a surrogate pair is never cut in two
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width - 1);
+    const cut = space >= width / 2 ? space + 1 : width;
+    rows.push(rest.slice(0, cut).join(''));
+    rest = rest.slice(cut);
+  }
+  rows.push(rest.join(''));
+  return rows;
+}
+
+// What a QuickPick row shows before it cuts off (600 px wide at most).
+const ROW = 80;

@@ -1,10 +1,10 @@
 // ShellGate for VS Code: wires the language server, the commands, the status bar and the
 // approval dialog together. Logic lives in the server; this file only connects parts.
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { AgentView, askAgent } from './agent';
 import { renderApprovals, type ApprovalHistory } from './approvals';
-import { askApproval, ApproveParams } from './approve';
+import { approvalClosed, askApproval, ApproveParams, closeAll } from './approve';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
 import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
@@ -25,7 +25,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new StatusItem();
   const traces = new TraceDocuments();
   const srv = new Server(context, log, [
-    (client) => client.onRequest('shellgate/approve', (p: ApproveParams) => askApproval(p, log)),
+    (client) => client.onRequest('shellgate/approve', (p: ApproveParams, token) => askApproval(p, log, token)),
+    (client) => client.onNotification('shellgate/approveClosed', (c: { id: string; message: string }) => approvalClosed(c)),
+    (client) => client.onDidChangeState((e) => { if (e.newState === State.Stopped) closeAll(); }),
     (client) => client.onNotification('shellgate/pastDecisionsChanged', (p: PastDecisionsChanged) => onPastDecisionsChanged(p)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
     (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => status.onCounts(c)),

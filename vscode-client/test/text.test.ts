@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join as pathJoin } from 'node:path';
 import { test } from 'node:test';
 import { renderApprovals } from '../src/approvals';
-import { button, clean, renderApproval, type ApproveParams } from '../src/approvaltext';
+import { button, clean, notice, pickRows, renderApproval, wrap, type ApproveParams } from '../src/approvaltext';
 import { commandAt } from '../src/cursor';
 import { FIRST_LINE, isCodexRulesPath, looksLikeCodexRules } from '../src/rulesfiles';
 import { join, renderTrace } from '../src/trace';
@@ -138,4 +138,35 @@ test('explain JSON renders as the CLI lays it out', () => {
   assert.match(text, /\nrequirement {2}needs approval, offering accept, cancel\n/);
   assert.match(text, /\nfirst run {4}in the sandbox\n/);
   assert.equal(renderTrace({ text: 'server text' }), 'server text');
+});
+
+test('an outside agent\'s QuickPick: every line whole on its rows, literal, then the choices', () => {
+  const long = `echo $(date) ${'x'.repeat(150)} ; rm -rf ~`;
+  const { lines, choices } = pickRows({
+    ...params, command: ['bash', '-lc', long], agent: { id: 'claude-code', name: 'Claude Code' },
+    reason: 'first\nsecond', notes: ['a note'],
+  });
+  assert.equal(lines[0], 'Asked by Claude Code (claude-code), outside the editor');
+  assert.ok(lines.every((l) => l.replace(/\u200b/g, '').length <= 80 && l.trim() !== ''), 'short rows, no blank ones');
+  // The command is all there, its end included, and `$(date)` is not an icon.
+  assert.equal(lines.slice(1, 4).join(''), `$ bash -lc '${long}'`.replace('$(', '$\u200b('));
+  assert.ok(lines[4].startsWith('in /work'));
+  assert.ok(lines.includes('Reason: first') && lines.includes('second'));
+  assert.deepEqual(lines.slice(-2), ['Note: a note', 'Unanswered after 300 s, it counts as No.']);
+  assert.deepEqual(choices.map((c) => [c.label, c.id]), [['Yes, proceed', 'approved'],
+    ['Always (add rule)', 'approved_execpolicy_amendment'], ['No', 'denied'], ['No, say what instead', 'abort']]);
+  assert.match(choices[2].detail, /^Does not run it/);
+});
+
+test('a notice is literal and carries no link', () => {
+  assert.equal(notice('Claude Code\'s request to run `[x](command:evil)` timed out: it was refused'),
+    'ShellGate: Claude Code\'s request to run `[x] (command:evil)` timed out: it was refused');
+  assert.equal(notice('a\u001bb'), 'ShellGate: a\uFFFDb');
+});
+
+test('wrap: rows of at most the width, broken after a space, that join back to the line', () => {
+  assert.deepEqual(wrap('aaaa bbbb cccc', 10), ['aaaa bbbb ', 'cccc']);
+  assert.deepEqual(wrap('a'.repeat(25), 10), ['a'.repeat(10), 'a'.repeat(10), 'a'.repeat(5)]);
+  assert.deepEqual(wrap(`x ${'🙂'.repeat(11)}`, 10), [`x ${'🙂'.repeat(8)}`, '🙂'.repeat(3)]);
+  assert.deepEqual(wrap('short', 10), ['short']);
 });

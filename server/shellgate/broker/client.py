@@ -4,6 +4,7 @@ answer) is None, and the caller applies its documented fallback.
 
     info = find_server(cwd)            # the editor whose workspace holds cwd, or None
     answer = ask(request, timeout=60)  # the person's answer, or None
+    answer = ask(request, timeout=60, cancel=event)  # a threading.Event: set, it gives up
     decision = decide(request, timeout=2)
 
 Before trusting a server the client checks, as the server does, that the peer's uid is ours.
@@ -18,7 +19,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shellgate.broker.discovery import ServerInfo, find_server
 from shellgate.broker.protocol import (
@@ -34,21 +35,30 @@ from shellgate.broker.protocol import (
     decision_from_json,
 )
 
+if TYPE_CHECKING:
+    import threading  # only the type: a hook's start-up counts
+
 __all__ = ["ServerInfo", "ask", "decide", "find_server", "hello"]
 
 T = TypeVar("T")
 
 # Beyond the person's time, how long the server may take to say "timeout" itself.
 ANSWER_GRACE = 5.0
+# How often a call waiting with `cancel` looks at it.
+CANCEL_POLL = 0.1
 _ids = itertools.count(1)
 
 
 def ask(
-    request: AgentRequest, *, timeout: float, server: ServerInfo | None = None
-) -> AgentAnswer | None:
-    """Ask the person in the editor; `timeout` seconds unanswered is "timeout" (a no)."""
+    request: AgentRequest, *, timeout: float, server: ServerInfo | None = None,
+    cancel: threading.Event | None = None,
+) -> AgentAnswer | None:  # fmt: skip
+    """Ask the person in the editor; `timeout` seconds unanswered is "timeout" (a no). Once
+    `cancel` is set (its caller gave up: an MCP call cancelled) the connection is closed, which
+    withdraws the question from the editor, and the answer is None."""
     params = {**request.to_json(), "timeoutSeconds": timeout}
-    result = call(ASK, params, timeout=timeout + ANSWER_GRACE, server=server, cwd=request.cwd)
+    result = call(ASK, params, timeout=timeout + ANSWER_GRACE, server=server, cwd=request.cwd,
+                  cancel=cancel)  # fmt: skip
     return _parse(answer_from_json, result)
 
 
@@ -81,6 +91,7 @@ def call(
     timeout: float,
     server: ServerInfo | None = None,
     cwd: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Any:
     """One JSON-RPC request on a fresh connection: its result, or None (never raises)."""
     try:
@@ -88,12 +99,15 @@ def call(
             server = find_server(cwd or os.getcwd())
             if server is None:
                 return None
-        return _call(server.socket, method, params, time.monotonic() + timeout)
+        return _call(server.socket, method, params, time.monotonic() + timeout, cancel)
     except Exception:
         return None
 
 
-def _call(path: str, method: str, params: dict[str, Any], deadline: float) -> Any:
+def _call(
+    path: str, method: str, params: dict[str, Any], deadline: float,
+    cancel: threading.Event | None = None,
+) -> Any:  # fmt: skip
     msg_id = next(_ids)
     body = {"jsonrpc": "2.0", "id": msg_id, "method": method,
             "params": {**params, "protocol": PROTOCOL_VERSION}}  # fmt: skip
@@ -107,10 +121,13 @@ def _call(path: str, method: str, params: dict[str, Any], deadline: float) -> An
         buf = b""
         while b"\n" not in buf:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            sock.settimeout(left)
-            chunk = sock.recv(65536)
+            if left <= 0 or (cancel is not None and cancel.is_set()):
+                return None  # closing the connection tells the server the asker is gone
+            sock.settimeout(left if cancel is None else min(left, CANCEL_POLL))
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                continue  # a poll for `cancel`, or the deadline: the loop decides
             if not chunk:
                 return None  # the server went away mid-request
             buf += chunk

@@ -4,7 +4,9 @@
 refused without a dialog (nobody may wave a forbidden rule through); anything else is put to
 the person through the approver (the editor's dialog), named after the agent and carrying the
 trace. Questions wait their turn in arrival order; one unanswered in `timeout` seconds (time in
-the queue included) is "timeout", a no, with the reason. "Don't ask again" appends Codex's
+the queue included) is "timeout", a no, with the reason. A question that ends while on screen
+(timed out, or its asker hung up) is withdrawn from the editor (`on_closed`, with a notice to
+show), so that its dialog closes and the next one shows. "Don't ask again" appends Codex's
 amendment to `$CODEX_HOME/rules/default.rules` under the amendment lock, and the answer says
 which line was written. Every question is answered exactly once, and kept in the history.
 """
@@ -84,6 +86,8 @@ class Desk:
     approver: Approver
     codex_home: Callable[[], Path]
     on_change: Callable[[Desk], None] = lambda desk: None
+    # A question on screen is over unanswered: (its entry, the notice that says so).
+    on_closed: Callable[[Entry, str], None] = lambda entry, notice: None
     history: deque[Entry] = field(default_factory=lambda: deque(maxlen=HISTORY))
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock)  # FIFO: one dialog at a time
     _session: set[tuple[str, str, tuple[str, ...]]] = field(default_factory=set)
@@ -107,7 +111,13 @@ class Desk:
             answer = AgentAnswer(
                 "timeout", f"nobody answered in the editor within {timeout:g} s: that counts as no"
             )
+            if entry.state == "asking":
+                self.on_closed(entry, f"{_asked(request)} timed out: it was refused")
         except asyncio.CancelledError:  # the asker hung up: nobody is left to answer
+            if entry.state == "asking":
+                name = display_name(request.agent)
+                self.on_closed(entry, f"{_asked(request)} was withdrawn: {name} stopped "
+                                      "waiting for the answer, nothing ran")  # fmt: skip
             entry.state = "gone"
             self.on_change(self)
             raise
@@ -226,6 +236,17 @@ class Desk:
             "showing": self.showing,
             "entries": [e.to_json() for e in self.history],
         }
+
+
+def _asked(request: AgentRequest) -> str:
+    """"Claude Code's request to run `git push`", the command shown literally."""
+    from shellgate.exec.terminal import escape_untrusted
+    from shellgate.rules.shlex_rs import join
+
+    command = request.command if isinstance(request.command, str) else join(request.command)
+    if len(command) > 200:
+        command = command[:200] + "…"
+    return f"{display_name(request.agent)}'s request to run `{escape_untrusted(command)}`"
 
 
 def _write_rung(rung: Rung) -> tuple[str | None, str | None]:

@@ -85,10 +85,20 @@ def socket_path(folder: str, pid: int) -> str:
     return os.path.join(folder, f"{PREFIX}{pid}.sock")
 
 
-def remove_info(info: ServerInfo) -> None:
-    for path in (info.path, info.socket):
+def remove_own(info: ServerInfo, socket_inode: int | None) -> None:
+    """Remove this process's discovery file and socket, and nothing else: the file only while
+    it still names this pid (a forked child exiting must not take its parent's), the socket
+    only while it is the one this process bound (same inode)."""
+    if info.pid != os.getpid():
+        return
+    current = _read(info.path)
+    if current is not None and current.pid == info.pid:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
+            os.unlink(info.path)
+    with contextlib.suppress(OSError):
+        st = os.lstat(info.socket)
+        if stat.S_ISSOCK(st.st_mode) and st.st_ino == socket_inode:
+            os.unlink(info.socket)
 
 
 def servers() -> list[ServerInfo]:

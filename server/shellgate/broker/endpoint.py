@@ -9,11 +9,14 @@ closed unanswered. No TCP, ever. What the methods do is the caller's: `on_decide
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import logging
 import os
+import signal
 import socket
+import stat
 import struct
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -69,6 +72,7 @@ class Endpoint:
         self.trace: Callable[[str, Any], None] | None = None
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
+        self._inode: int | None = None  # the socket this endpoint bound: the only one it removes
 
     async def start(self) -> discovery.ServerInfo:
         folder = discovery.ensure_runtime_dir()
@@ -78,6 +82,8 @@ class Endpoint:
             os.unlink(path)  # our own pid's leftover: nobody else can be listening on it
         self._server = await asyncio.start_unix_server(self._serve, path=path, limit=MAX_LINE)
         os.chmod(path, 0o600)  # the folder is 0700 already: no one else could race this
+        st = os.lstat(path)
+        self._inode = st.st_ino if stat.S_ISSOCK(st.st_mode) else None
         self.info = discovery.ServerInfo(
             pid=pid,
             workspace_folders=self.workspace_folders,
@@ -102,8 +108,27 @@ class Endpoint:
             self._server.close()
             self._server = None
         if self.info is not None:
-            discovery.remove_info(self.info)
+            discovery.remove_own(self.info, self._inode)
             self.info = None
+
+    def close_on_exit(self) -> None:
+        """`close` however the process ends: at exit, and on SIGTERM, SIGINT and SIGHUP, whose
+        default action would kill it with the discovery file and socket left behind (a client
+        would then find a server that is gone). Then the signal takes its default course, so the
+        parent still sees the process killed by it. A signal the process ignores (nohup) stays
+        ignored; off the main thread (an embedding host's business) only the atexit part holds."""
+        atexit.register(self.close)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            if signal.getsignal(sig) is signal.SIG_IGN:
+                continue
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self._die, sig)
+
+    def _die(self, sig: signal.Signals) -> None:
+        self.close()
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
 
     async def aclose(self) -> None:
         """`close`, and end the connections still open (their questions go unanswered)."""

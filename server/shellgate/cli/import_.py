@@ -4,7 +4,9 @@
 Without --write the rules go to standard output and the report to standard error; with it the
 rules are appended to RULES_FILE under Codex's lock (never twice) and the report goes to
 standard output. `--format json` prints one JSON object (rules-schema/import.schema.json).
-Exit status: 0 done, 1 bad input (file:line:column on stderr, nothing written), 2 usage.
+`--history [SOURCE ...]` adds each distinct record of those histories (replay's readers and
+replay's decision) to the round trip. Exit status: 0 done, 1 bad input (file:line:column on
+stderr, or a history that cannot be read; nothing written), 2 usage.
 """
 
 from __future__ import annotations
@@ -60,12 +62,19 @@ def main(argv: list[str]) -> int:
         default="untrusted",
         help="the policy ShellGate decides under in the round trip (default: untrusted)",
     )
+    parser.add_argument(
+        "--sandbox",
+        default="workspace-write",
+        choices=("read-only", "workspace-write", "danger-full-access"),
+        help="the sandbox ShellGate decides under in the round trip (default: workspace-write, "
+        "as `shellgate replay`)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exit_status(exc)
 
-    from shellgate.approval.context import ApprovalPolicy, ExecContext
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.importers.model import Tool
     from shellgate.importers.report import render_text, to_json
     from shellgate.importers.run import default_files, run_import
@@ -73,7 +82,10 @@ def main(argv: list[str]) -> int:
 
     tool = Tool(args.tool)
     try:
-        context = ExecContext(approval_policy=ApprovalPolicy.parse(args.approval_policy))
+        context = ExecContext(
+            approval_policy=ApprovalPolicy.parse(args.approval_policy),
+            sandbox=SandboxMode(args.sandbox),
+        )
     except ValueError as exc:
         print(f"shellgate import: error: {exc}", file=sys.stderr)
         return 2
@@ -86,21 +98,19 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    history: list[str] = []
+    history: list[Any] = []  # replay's HistoryCommand records
     if args.commands:
-        try:
-            text = Path(args.commands).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            print(f"shellgate import: {args.commands}: {err}; nothing written", file=sys.stderr)
-            return 1
-        history = [line.strip() for line in text.splitlines() if line.strip()]
-    read = None
-    if args.history is not None:
-        got = _read_history(args.history, args.codex_home)
+        got = _read_commands(args.commands)
         if isinstance(got, int):
             return got
-        read, commands = got
-        history += commands
+        history = got
+    read = None
+    if args.history is not None:
+        found = _read_history(args.history, args.codex_home)
+        if isinstance(found, int):
+            return found
+        read, records = found
+        history += records
     try:
         result = run_import(
             tool,
@@ -116,17 +126,17 @@ def main(argv: list[str]) -> int:
     except RulesError as err:
         print(f"shellgate import: {err}; nothing written", file=sys.stderr)
         return 1
+    distinct = sum(1 for row in result.rows if row.origin == "history")
     if args.format == "json":
         data = to_json(result)
         if read is not None:
-            data["history"] = {"files": read.files, "entries": read.entries,
-                               "distinct": len(dict.fromkeys(history)),
+            data["history"] = {"files": read.files, "entries": read.entries, "distinct": distinct,
                                "skipped": {"count": read.skipped, "first": read.named}}  # fmt: skip
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     report = render_text(result)
     if read is not None:
-        report += _history_line(read, len(dict.fromkeys(history)))
+        report += _history_line(read, distinct)
     if args.write:
         sys.stdout.write(report)
     else:
@@ -136,9 +146,24 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[str]] | int:
-    """The commands of the named histories (or the default places), by replay's readers:
-    malformed entries are skipped and counted, as `shellgate replay` does."""
+def _read_commands(name: str) -> list[Any] | int:
+    """--commands FILE: one script a line, as records (blank lines skipped)."""
+    from shellgate.replay.model import HistoryCommand
+
+    try:
+        text = Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"shellgate import: {name}: {err}; nothing written", file=sys.stderr)
+        return 1
+    return [HistoryCommand(line.strip(), "commands", name, number)
+            for number, line in enumerate(text.splitlines(), 1) if line.strip()]  # fmt: skip
+
+
+def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[Any]] | int:
+    """The records of the named histories (or the default places), by replay's readers:
+    malformed entries are skipped and counted, as `shellgate replay` does. A source that cannot
+    be read (missing, an unknown format, a file or folder that cannot be opened or read to its
+    end) is an error: the round trip would silently leave its commands out."""
     import os
 
     from shellgate.replay.model import ReadStats
@@ -147,24 +172,29 @@ def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[s
     try:
         sources = tuple(parse_source(s) for s in specs)
     except SourceError as exc:
-        print(f"shellgate import: error: --history: {exc}", file=sys.stderr)
-        return 2
+        return _history_error(str(exc))
     if not sources:
         env = dict(os.environ)
         if codex_home:
             env["CODEX_HOME"] = os.path.abspath(codex_home)
         sources = default_sources(env)
         if not sources:
-            print("shellgate import: error: --history: no history found in the default "
-                  "places: name a SOURCE", file=sys.stderr)  # fmt: skip
-            return 2
+            return _history_error("no history found in the default places: name a SOURCE")
     stats = ReadStats()
-    commands = [c.text for c in read_sources(sources, stats) if c.text.strip()]
-    return stats, commands
+    records = list(read_sources(sources, stats))
+    if stats.unreadable:
+        return _history_error("; ".join(stats.unreadable))
+    return stats, records
+
+
+def _history_error(message: str) -> int:
+    print(f"shellgate import: --history: {message}; nothing written", file=sys.stderr)
+    return 1
 
 
 def _history_line(stats: Any, distinct: int) -> str:
-    line = f"history: {distinct} distinct commands read"
+    files = f"{stats.files} file" + ("" if stats.files == 1 else "s")
+    line = f"history: {stats.entries} commands ({distinct} distinct) read from {files}"
     if stats.skipped:
         line += f"; {stats.skipped} entries skipped (" + "; ".join(stats.named) + ")"
     return line + "\n"

@@ -172,11 +172,15 @@ class TerminalApprover:
                 line, self._pending = self._pending.split(b"\n", 1)
                 return line.decode(errors="replace")
             ready: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, _wake, ready)
             try:
-                await ready
-            finally:
-                loop.remove_reader(fd)
+                loop.add_reader(fd, _wake, ready)
+            except PermissionError:
+                pass  # a regular file or /dev/null: epoll refuses it, and reading never blocks
+            else:
+                try:
+                    await ready
+                finally:
+                    loop.remove_reader(fd)
             chunk = os.read(fd, 256)
             if not chunk:
                 rest, self._pending = self._pending, b""

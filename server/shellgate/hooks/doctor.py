@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from shellgate.config_edit import ConfigError, read_json
 from shellgate.hooks import install
 
 PROG = "shellgate hook doctor"
@@ -27,7 +28,7 @@ AGENTS = ("codex", "claude-code", "gemini")
 
 def _our_commands(path: Path, agent: str) -> dict[str, str]:
     """event -> our installed command, from a hooks/settings JSON file."""
-    hooks = install._read_json(path).get("hooks") or {}
+    hooks = read_json(path).get("hooks") or {}
     found: dict[str, str] = {}
     for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for g in groups if isinstance(groups, list) else []:
@@ -64,7 +65,7 @@ def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: s
     problems: list[str] = []
     try:
         commands = _our_commands(settings, agent)
-    except install.InstallError as exc:
+    except ConfigError as exc:
         return [str(exc)]
     for event in events:
         command = commands.get(event)

@@ -4,24 +4,32 @@ the agent's own configuration, and a check that it is live.
 Merging keeps every other setting; our entry is found by its command (`-m shellgate hook
 AGENT`), so a second install replaces it instead of adding another. A file that does not parse
 is left alone (Claude Code ignores an invalid settings file as a whole, Codex refuses a bad
-config.toml): the user fixes it first. Each changed file is copied to `FILE.shellgate-backup`
-first (the first backup is kept: it holds the file as it was before ShellGate).
+config.toml): the user fixes it first (`shellgate.config_edit`). Each changed file is copied to
+`FILE.shellgate-backup` first (the first backup is kept: it holds the file as it was before
+ShellGate).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
-import shutil
 import sys
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shellgate.config_edit import (
+    Backup,
+    Change,
+    ConfigError,
+    json_text,
+    member,
+    parse_toml,
+    read_json,
+    read_toml,
+    save,
+)
 from shellgate.hooks import codex_trust
 
 PROG = "shellgate hook install"
@@ -38,16 +46,6 @@ allowRedirection = true
 """
 
 
-class InstallError(Exception):
-    pass
-
-
-@dataclass(frozen=True)
-class Change:
-    path: Path
-    what: str
-
-
 def hook_command(agent: str, flags: list[str]) -> str:
     """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported)."""
     return shlex.join([sys.executable, "-I", "-m", "shellgate", "hook", agent, *flags])
@@ -57,36 +55,16 @@ def _ours(command: object, agent: str) -> bool:
     return isinstance(command, str) and (MARK + agent) in command
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InstallError(
-            f"{path}: not valid JSON ({exc}); fix it first, nothing was changed"
-        ) from None
-    if not isinstance(data, dict):
-        raise InstallError(
-            f"{path}: not a JSON object; fix it first, nothing was changed"
-        ) from None
-    return data
+def _bash_events(command: str) -> dict[str, dict[str, Any]]:
+    """Codex's and Claude Code's groups: the same shape, the same two events."""
+    hook = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+    return {ev: {"matcher": "Bash", "hooks": [hook]} for ev in ("PreToolUse", "PermissionRequest")}
 
 
-def _write(path: Path, text: str, changes: list[Change], what: str) -> None:
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    if old == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if old is not None:
-        backup = path.with_name(path.name + ".shellgate-backup")
-        if not backup.exists():
-            shutil.copy2(path, backup)
-        what += f" (backup: {backup})"
-    tmp = path.with_name(path.name + ".shellgate-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    changes.append(Change(path, what))
+def _save(*files: tuple[Path, str, str]) -> list[Change]:
+    """Write each (path, text, what); the files that changed."""
+    changes = [save(path, what, text, Backup.FIRST) for path, text, what in files]
+    return [c for c in changes if c.changed]
 
 
 def _merge_groups(
@@ -112,18 +90,14 @@ def _merge_groups(
 def _json_hooks(
     path: Path, events: Mapping[str, dict[str, Any]], agent: str, uninstall: bool
 ) -> tuple[str, dict[str, int | None]]:
-    data = _read_json(path)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise InstallError(
-            f"{path}: `hooks` is not an object; fix it first, nothing was changed"
-        ) from None
+    data = read_json(path)
+    hooks = member(data, "hooks", dict, path)
     index = {
         ev: _merge_groups(hooks, ev, None if uninstall else g, agent) for ev, g in events.items()
     }
     if not hooks:
         data.pop("hooks")
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n", index
+    return json_text(data), index
 
 
 def install_codex(
@@ -132,23 +106,11 @@ def install_codex(
     """hooks.json (user: $CODEX_HOME, project: <root>/.codex) plus the trust state."""
     declaring = (scope_root / ".codex" if scope_root else codex_home).absolute() / "hooks.json"
     command = hook_command("codex", flags)
-    events = {
-        ev: {
-            "matcher": "Bash",
-            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
-        }
-        for ev in ("PreToolUse", "PermissionRequest")
-    }
+    events = _bash_events(command)
     old_index = _json_index(declaring, "codex")
     text, index = _json_hooks(declaring, events, "codex", uninstall)
     config = codex_home.absolute() / "config.toml"
-    config_text = config.read_text(encoding="utf-8") if config.exists() else ""
-    try:
-        tomllib.loads(config_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InstallError(
-            f"{config}: not valid TOML ({exc}); fix it first, nothing was changed"
-        ) from None
+    config_text, _ = read_toml(config)
     for event, old in old_index.items():
         config_text = codex_trust.set_trust(
             config_text, codex_trust.state_key(declaring, event, old), None
@@ -159,24 +121,18 @@ def install_codex(
             config_text = codex_trust.set_trust(
                 config_text, codex_trust.state_key(declaring, event, group), value
             )
-    try:
-        tomllib.loads(config_text)
-    except tomllib.TOMLDecodeError as exc:  # e.g. the same table already spelled differently
-        raise InstallError(
-            f"{config}: the trust entry would not parse ({exc}); nothing changed"
-        ) from None
-    changes: list[Change] = []
+    # e.g. the same table already spelled differently
+    parse_toml(config, config_text, "the trust entry would not parse")
     verb = "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
-    _write(declaring, text, changes, verb)
-    _write(config, config_text, changes, "hook trust (hooks.state trusted_hash)")
-    return changes
+    return _save((declaring, text, verb),
+                 (config, config_text, "hook trust (hooks.state trusted_hash)"))
 
 
 def _json_index(path: Path, agent: str) -> dict[str, int]:
     """Where our groups sit now, so that their trust entries can be dropped."""
     try:
-        hooks = _read_json(path).get("hooks") or {}
-    except InstallError:
+        hooks = read_json(path).get("hooks") or {}
+    except ConfigError:
         return {}
     out = {}
     for event, groups in hooks.items() if isinstance(hooks, dict) else ():
@@ -196,23 +152,10 @@ def claude_settings(scope_root: Path | None, env: Mapping[str, str]) -> Path:
 
 
 def install_claude(settings: Path, flags: list[str], uninstall: bool) -> list[Change]:
-    command = hook_command("claude-code", flags)
-    events = {
-        ev: {
-            "matcher": "Bash",
-            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}],
-        }
-        for ev in ("PreToolUse", "PermissionRequest")
-    }
+    events = _bash_events(hook_command("claude-code", flags))
     text, _ = _json_hooks(settings, events, "claude-code", uninstall)
-    changes: list[Change] = []
-    _write(
-        settings,
-        text,
-        changes,
-        "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash",
-    )
-    return changes
+    verb = "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
+    return _save((settings, text, verb))
 
 
 def gemini_home(env: Mapping[str, str]) -> Path:
@@ -238,17 +181,15 @@ def install_gemini(
         ],
     }
     text, _ = _json_hooks(settings, {"BeforeTool": group}, "gemini", uninstall)
-    changes: list[Change] = []
-    _write(
-        settings, text, changes, "removed" if uninstall else "BeforeTool hook for run_shell_command"
-    )
+    verb = "removed" if uninstall else "BeforeTool hook for run_shell_command"
     policy = home / "policies" / "shellgate.toml"  # user tier: workspace policies are ignored
-    if uninstall:
-        if policy.exists():
-            policy.unlink()
-            changes.append(Change(policy, "removed"))
-    else:
-        _write(policy, GEMINI_POLICY, changes, "policy: run_shell_command reaches the hook")
+    if not uninstall:
+        return _save((settings, text, verb),
+                     (policy, GEMINI_POLICY, "policy: run_shell_command reaches the hook"))
+    changes = _save((settings, text, verb))
+    if policy.exists():
+        policy.unlink()
+        changes.append(Change(policy, "removed"))
     return changes
 
 
@@ -319,14 +260,14 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             changes = install_claude(claude_settings(root, env), flags, opts.uninstall)
         else:
             changes = install_gemini(gemini_home(env), root, flags, opts.uninstall)
-    except (InstallError, OSError) as exc:
+    except (ConfigError, OSError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     done = "uninstalled" if opts.uninstall else "installed"
     if not changes:
         print(f"shellgate hook {opts.agent}: already {done}; nothing changed")
     for c in changes:
-        print(f"{c.path}: {c.what}")
+        print(f"{c.path}: {c.what}" + (f" (backup: {c.backup})" if c.backup else ""))
     if changes and not opts.uninstall:
         print(
             f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 
 from shellgate.importers.model import Entry, Origin
@@ -30,7 +32,7 @@ def _entry_ref(entry: Entry) -> dict[str, Any]:
 
 
 def _row(row: Row) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "command": row.command,
         "from": row.origin,
         "source_decision": row.source.value,
@@ -40,6 +42,12 @@ def _row(row: Row) -> dict[str, Any]:
         "differs": row.differs,
         "order_change": row.order_change,
     }
+    if row.origin == "history":  # the record, as `shellgate replay --format json` shows it
+        recorded = row.recorded
+        out["recorded"] = recorded if isinstance(recorded, str) else list(recorded or ())
+        out["sandbox_permissions"] = row.sandbox_permissions
+        out["where"] = row.where
+    return out
 
 
 def to_json(result: ImportResult) -> dict[str, Any]:
@@ -105,16 +113,16 @@ def render_text(result: ImportResult) -> str:
     source, tr = result.source, result.translation
     title = source.tool.title
     out: list[str] = []
-    files = ", ".join(source.files) or "(none found)"
+    files = ", ".join(_home(f) for f in source.files) or "(none found)"
     out.append(f"{title}: {len(source.entries)} shell entries in {files}")
     if result.target and result.written:
-        dest = f"{len(result.written)} appended to {result.target}"
+        dest = f"{len(result.written)} appended to {_home(result.target)}"
         if result.already_present:
             dest += f", {len(result.already_present)} already there"
     elif result.target and result.already_present and not result.written:
-        dest = f"all already in {result.target}; nothing written"
+        dest = f"all already in {_home(result.target)}; nothing written"
     elif result.target:
-        dest = f"for {result.target} (not written)"
+        dest = f"for {_home(result.target)} (not written)"
     else:
         dest = "on standard output"
     out.append("")
@@ -132,7 +140,7 @@ def render_text(result: ImportResult) -> str:
             [
                 rule.decision.value,
                 " ".join(rule.pattern),
-                rule.entry.origin.where(),
+                _at(rule.entry.origin),
                 _short(rule.entry.origin.text, 40) + extra,
             ]
         )
@@ -144,7 +152,7 @@ def render_text(result: ImportResult) -> str:
             [
                 [
                     r.entry.kind.value,
-                    r.entry.origin.where(),
+                    _at(r.entry.origin),
                     _short(r.entry.origin.text, 40),
                     r.reason,
                 ]
@@ -155,14 +163,14 @@ def render_text(result: ImportResult) -> str:
         out.append("")
         out.append(f"ignored ({len(source.ignored)}): not about shell commands")
         out += _table(
-            [[i.origin.where(), _short(i.origin.text, 40), i.reason] for i in source.ignored]
+            [[_at(i.origin), _short(i.origin.text, 40), i.reason] for i in source.ignored]
         )
     if tr.duplicates:
         out.append("")
         out.append(f"duplicates ({len(tr.duplicates)}): the same rule as an earlier entry")
         out += _table(
             [
-                [e.origin.where(), _short(e.origin.text, 40), f"same as {r.entry.origin.where()}"]
+                [_at(e.origin), _short(e.origin.text, 40), f"same as {_at(r.entry.origin)}"]
                 for e, r in tr.duplicates
             ]
         )
@@ -178,13 +186,13 @@ def render_text(result: ImportResult) -> str:
                     r.command,
                     f"{title} {r.source.value} ({_by(r.source_by[0])})",
                     f"ShellGate {r.shellgate.value}",
-                    f"({r.shellgate_by})",
+                    f"({_rule_home(r.shellgate_by)})",
                 ]
                 for r in order
             ]
         )
     shadowed = {
-        (e.origin.where(), r.source_by[0].origin.where()): (e, r)
+        (_at(e.origin), _at(r.source_by[0].origin)): (e, r)
         for r in result.rows
         if r.origin == "entry" and r.source_by
         for e in r.shadowed
@@ -198,7 +206,7 @@ def render_text(result: ImportResult) -> str:
         out += _table(
             [
                 [
-                    e.origin.where(),
+                    _at(e.origin),
                     _short(e.origin.text, 40),
                     f"`{r.command}`: {r.source.value} by {_by(r.source_by[0])}",
                 ]
@@ -208,29 +216,59 @@ def render_text(result: ImportResult) -> str:
     if source.notes or result.notes:
         out.append("")
         out.append("notes")
-        out += [f"  {note}" for note in (*source.notes, *result.notes)]
+        out += [f"  {_home(note)}" for note in (*source.notes, *result.notes)]
     differ = sum(1 for r in result.rows if r.differs)
     out.append("")
     out.append(f"round trip ({len(result.rows)} commands, {differ} decided differently)")
-    table = [["", "from", "command", title, "ShellGate", "decided by (ShellGate) / by (source)"]]
+    # The origin column only when history rows mix with the entries' own commands.
+    mixed = any(r.origin == "history" for r in result.rows)
+    table = [["", *(["from"] if mixed else []), "command", title, "ShellGate",
+              "decided by (ShellGate) / by (source)"]]  # fmt: skip
     for r in result.rows:
         by = _by(r.source_by[0]) if r.source_by else f"{title} default"
         table.append(
             [
                 "!" if r.differs else " ",
-                r.origin,
-                _short(r.command, 40),
+                *([r.origin] if mixed else []),
+                _short(r.command, 40) + _escalation(r),
                 r.source.value,
                 r.shellgate.value,
-                f"{r.shellgate_by} / {by}",
+                f"{_rule_home(r.shellgate_by)} / {by}",
             ]
         )
     out += _table(table)
     return "\n".join(out) + "\n"
 
 
+def _escalation(row: Row) -> str:
+    """An agent's escalation request, which a record is decided with."""
+    return f" [{row.sandbox_permissions}]" if row.sandbox_permissions else ""
+
+
 def _by(entry: Entry) -> str:
-    where = entry.origin.where()
+    where = _at(entry.origin)
     if entry.priority is not None:
         return f"{where} priority {entry.priority:.3f}"
     return where
+
+
+def _at(origin: Origin) -> str:
+    return _home(origin.where())
+
+
+def _rule_home(by: str) -> str:
+    """`rule PATH:LINE …`: the path only (the pattern's words stay as written)."""
+    if not by.startswith("rule "):
+        return by
+    path, sep, rest = by[5:].partition(" ")
+    return f"rule {_home(path)}{sep}{rest}"
+
+
+def _home(text: str) -> str:
+    """Paths under $HOME as `~/…`, as the user would type them (the text report only: JSON
+    keeps them whole). Only where the text starts with the path or has it after a space or
+    `(`: our own words about files, never a command (commands are not passed here)."""
+    home = os.path.expanduser("~").rstrip("/")
+    if not home:
+        return text
+    return re.sub(rf"(^|[ (]){re.escape(home)}/", r"\1~/", text)

@@ -1,37 +1,43 @@
-"""Commands built from the entries, decided twice: by the source tool as its documentation
-defines it (the entry's own matcher, the tool's way of combining), and by ShellGate's whole
-chain with the new rules (the real loader, `explain`). Differences first.
+"""Commands built from the entries, and the records of the user's history, decided twice: by
+the source tool as its documentation defines it (the entry's own matcher, the tool's way of
+combining), and by ShellGate's whole chain with the new rules. Differences first.
 
-ShellGate decides under approval policy `untrusted` by default: like the source tools in their
-default modes, Codex then asks about every command no rule allows.
+ShellGate's column is `shellgate replay`'s own decision (`replay.engine`: the same distinct
+records, each with its escalation request and cwd), so the two can never disagree. It decides
+under approval policy `untrusted` by default: like the source tools in their default modes,
+Codex then asks about every command no rule allows.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from shellgate.approval.context import UNTRUSTED, ExecContext
-from shellgate.approval.requirement import requirement_type
 from shellgate.importers.claude_code import strip_wrappers
 from shellgate.importers.gemini_match import subject
 from shellgate.importers.model import Combine, Entry, Kind, Source, Tool
+from shellgate.replay.engine import Decided, Outcome
+from shellgate.replay.model import HistoryCommand
 from shellgate.rules.policy import Policy
 
-_REQUIREMENT_KIND = {"skip": Kind.ALLOW, "needs_approval": Kind.ASK, "forbidden": Kind.DENY}
+_OUTCOME_KIND = {Outcome.ALLOW: Kind.ALLOW, Outcome.PROMPT: Kind.ASK, Outcome.FORBIDDEN: Kind.DENY}
 _MAX_PREFIXES_PER_ENTRY = 3  # a regex of many alternatives: a few of them tell the story
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    command: str
+    command: str  # as the source tool would see it: the script, or the argv joined
     source: Kind
     source_by: tuple[Entry, ...]  # the entries that matched (the deciding one first)
     shellgate: Kind
     shellgate_by: str  # the rule that decided, or "no rule (heuristics)"
     origin: str  # "entry" or "history"
+    recorded: str | tuple[str, ...] | None = None  # history: the command as recorded
+    sandbox_permissions: str | None = None  # history: the escalation the agent asked for
+    where: str | None = None  # history: path:line of the occurrence replay reports
 
     @property
     def differs(self) -> bool:
@@ -114,36 +120,49 @@ def _matches(tool: Tool, entry: Entry, command: str) -> bool:
     return re.search(entry.matcher, text, re.DOTALL) is not None
 
 
-def shellgate_decision(policy: Policy, command: str, context: ExecContext) -> tuple[Kind, str]:
-    from shellgate.explain import explain
+def as_the_tool_sees(command: str | tuple[str, ...]) -> str:
+    """A record's command as a shell-tool string: a script as is; an argv `bash -lc SCRIPT`
+    as its script (what the agent meant to run); any other argv joined with shell quoting."""
+    if isinstance(command, str):
+        return command
+    from shellgate.shell.split import extract_shell_script
 
-    explanation = explain(command, policy=policy, context=context)
-    kind = _REQUIREMENT_KIND[requirement_type(explanation.requirement)]
-    hits = [hit for segment in explanation.segments for hit in segment.rules]
-    if hits:
-        strictest = max(hits, key=lambda h: h.decision.rank)
-        where = f" {strictest.path}:{strictest.line}" if strictest.path else ""
-        return (
-            kind,
-            f"rule{where} `{' '.join(strictest.matched_prefix)}` {strictest.decision.value}",
-        )
-    return kind, "no rule (heuristics)"
+    extracted = extract_shell_script(command)
+    return extracted[1] if extracted else shlex.join(command)
+
+
+def decided_by(decided: Decided) -> str:
+    """The strictest rule that matched a segment, or the heuristics when none did."""
+    hits = [hit for segment in decided.explanation.segments for hit in segment.rules]
+    if not hits:
+        return "no rule (heuristics)"
+    strictest = max(hits, key=lambda h: h.decision.rank)
+    where = f" {strictest.path}:{strictest.line}" if strictest.path else ""
+    return f"rule{where} `{' '.join(strictest.matched_prefix)}` {strictest.decision.value}"
 
 
 def round_trip(
     source: Source,
     policy: Policy,
     *,
-    history: Iterable[str] = (),
+    history: Iterable[HistoryCommand] = (),
     context: ExecContext | None = None,
 ) -> tuple[Row, ...]:
+    """One row per entry command, then one per distinct history record as replay counts them
+    (command and escalation request); ShellGate's column is replay's decision."""
+    from shellgate.replay.engine import decide, replay
+
     context = context or ExecContext(approval_policy=UNTRUSTED)
-    commands: Sequence[tuple[str, str]] = [(c, "entry") for c in commands_from(source)] + [
-        (c, "history") for c in dict.fromkeys(history)
-    ]
     rows = []
-    for command, origin in commands:
-        kind, by = source_decision(source, command)
-        mine, mine_by = shellgate_decision(policy, command, context)
-        rows.append(Row(command, kind, by, mine, mine_by, origin))
+    for command in commands_from(source):
+        got = decide(command, policy, context)
+        rows.append(Row(command, *source_decision(source, command),
+                        _OUTCOME_KIND[got.outcome], decided_by(got), "entry"))  # fmt: skip
+    for entry in replay(history, policy, context).entries.values():
+        recorded, permissions = entry.key
+        text = as_the_tool_sees(recorded)
+        last = entry.last
+        rows.append(Row(text, *source_decision(source, text), _OUTCOME_KIND[entry.decided.outcome],
+                        decided_by(entry.decided), "history", recorded, permissions,
+                        None if last is None else f"{last.path}:{last.line}"))  # fmt: skip
     return tuple(sorted(rows, key=lambda r: not r.differs))

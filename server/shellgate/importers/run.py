@@ -14,6 +14,7 @@ from shellgate.importers import claude_code, gemini, vscode
 from shellgate.importers.model import Source, Tool
 from shellgate.importers.roundtrip import Row, round_trip, source_decision
 from shellgate.importers.translate import Refusal, Rule, Translation, translate
+from shellgate.replay.model import HistoryCommand
 from shellgate.rules.amend import append_rule_lines
 from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
@@ -21,6 +22,13 @@ from shellgate.rules.policy import Policy
 
 _READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
 HEADER = "# Imported by `shellgate import`; each rule's justification names its source."
+# Verified with the real Claude Code 2.1.332 (tests/importers/test_real_sources.py).
+CLAUDE_READ_ONLY = (
+    "Claude Code's own read-only check runs, unasked, commands no entry allows "
+    "(`git status --porcelain`, `ls`, `cat .git/HEAD` ran with an empty allow list; "
+    "`git status --help` was asked about); the round trip does not model that check, so a row "
+    "decided by the Claude Code default (ask) may run there without asking"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +61,15 @@ def run_import(
     target: Path | None = None,
     keep_risky: bool = False,
     write: bool = False,
-    history: Iterable[str] = (),
+    history: Iterable[HistoryCommand] = (),
     context: ExecContext | None = None,
     cwd: Path | None = None,
     codex_home: Path | None = None,
 ) -> ImportResult:
     """Raises ImportInputError (bad source), RulesError (a broken target), AmendError.
+
+    `history` is records as replay's readers give them; each distinct one is a round-trip row
+    decided as `shellgate replay` decides it.
 
     With `cwd`, the round trip also loads the rules Codex would load for a session there
     (`codex_layers_for`: `$CODEX_HOME/rules`, trusted projects' `.codex/rules`), so that it
@@ -92,6 +103,8 @@ def run_import(
         policy = loaded.merge(policy)
         notes += [note] if note else []
     rows = round_trip(source, policy, history=history, context=context)
+    if tool is Tool.CLAUDE_CODE and any(not row.source_by for row in rows):
+        notes.append(CLAUDE_READ_ONLY)
     rules_text = "\n".join([HEADER, *lines]) + "\n" if lines else ""
     written: tuple[str, ...] = ()
     if write and target is not None and any(line != HEADER for line in new_lines):

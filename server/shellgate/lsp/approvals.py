@@ -5,11 +5,17 @@ else `window/showMessageRequest` with the same choices as actions.
 The message shape is rules-schema/approval.schema.json. Every question is its own JSON-RPC
 request, so answers route to their commands however many are pending. A question the client
 dismisses is "no"; one left unanswered times out in the orchestrator, also as "no".
+
+A question that is over before the client answers (its asker cancelled it: a timeout, an agent
+gone) is withdrawn with `$/cancelRequest`, so the client can close its dialog; an answer that
+still arrives for it is not used, and the person is told so (`window/showMessage`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -132,8 +138,12 @@ class EditorApprover:
                 from shellgate.replay.ladder import to_json
 
                 params["ladder"] = [to_json(r) for r in rungs]
-            result = await self.server.protocol.send_request_async(METHOD, params)
-            picked = request.choice(str(_field(result, "choice")))
+
+            def chosen(result: Any) -> Choice | None:
+                return request.choice(str(_field(result, "choice")))
+
+            result = await self._send(request, METHOD, params, chosen)
+            picked = chosen(result)
             if picked is None:
                 return _refusal(request)
             words = _field(result, "message")
@@ -143,16 +153,70 @@ class EditorApprover:
 
     async def _message_request(self, request: ApprovalRequest) -> Answer:
         by_title: dict[str, Choice] = {c.label: c for c in request.choices}
-        response = await self.server.window_show_message_request_async(
-            T.ShowMessageRequestParams(
-                type=T.MessageType.Warning,
-                message=_message(request),
-                actions=[T.MessageActionItem(title=c.label) for c in request.choices],
-            )
+
+        def pick(response: Any) -> Choice | None:
+            title = _field(response, "title") if response is not None else None
+            return by_title.get(title) if isinstance(title, str) else None
+
+        params = T.ShowMessageRequestParams(
+            type=T.MessageType.Warning,
+            message=_message(request),
+            actions=[T.MessageActionItem(title=c.label) for c in request.choices],
         )
-        title = _field(response, "title") if response is not None else None
-        picked = by_title.get(title) if isinstance(title, str) else None
+        picked = pick(await self._send(request, T.WINDOW_SHOW_MESSAGE_REQUEST, params, pick))
         return Answer.of(picked) if picked is not None else _refusal(request)
+
+    async def _send(
+        self, request: ApprovalRequest, method: str, params: Any,
+        pick: Callable[[Any], Choice | None],
+    ) -> Any:  # fmt: skip
+        """The client's response; cancelled (the question is over): the client is told."""
+        import asyncio
+        import uuid
+
+        msg_id = str(uuid.uuid4())
+        sent = self.server.protocol.send_request(method, params, msg_id=msg_id)
+        try:
+            return await asyncio.wrap_future(sent)
+        except asyncio.CancelledError:
+            self._withdraw(msg_id, sent, request, pick)
+            raise
+
+    def _withdraw(
+        self, msg_id: str, sent: Future[Any], request: ApprovalRequest,
+        pick: Callable[[Any], Choice | None],
+    ) -> None:  # fmt: skip
+        if sent.done() and not sent.cancelled():  # the answer crossed the end of the question
+            self._too_late(sent, request, pick)
+            return
+        protocol = self.server.protocol
+        # pygls keeps the cancelled future under its id, and a late response would fail on it:
+        # a fresh one takes its place and tells the person their click came too late.
+        futures = getattr(protocol, "_request_futures", None)
+        if isinstance(futures, dict):
+            late: Future[Any] = Future()
+            late.add_done_callback(lambda f: self._too_late(f, request, pick))
+            futures[msg_id] = late
+        with contextlib.suppress(Exception):  # a client gone already has nothing to close
+            protocol.notify(T.CANCEL_REQUEST, T.CancelParams(id=msg_id))
+
+    def _too_late(
+        self, future: Any, request: ApprovalRequest, pick: Callable[[Any], Choice | None]
+    ) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return  # the client closed the question itself (RequestCancelled): nothing to say
+        picked = pick(future.result())
+        if picked is None:
+            return
+        from shellgate.broker.protocol import display_name
+        from shellgate.rules.shlex_rs import join
+
+        who = f"{display_name(request.agent)}'s request" if request.agent else "the request"
+        text = (f"ShellGate: your answer \"{picked.label}\" came too late: {who} to run "
+                f"`{escape_untrusted(join(request.command))}` was already over "
+                "(it counted as no), so nothing ran on it")  # fmt: skip
+        with contextlib.suppress(Exception):
+            self.server.window_show_message(T.ShowMessageParams(T.MessageType.Warning, text))
 
 
 async def _ladder(request: ApprovalRequest) -> Sequence[Rung]:

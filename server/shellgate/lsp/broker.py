@@ -7,12 +7,13 @@ desk (shellgate.broker.desk): the same dialog as the embedded agent's, one at a 
 
 The discovery file follows `workspace/didChangeWorkspaceFolders`.
 Custom request `shellgate/approvals` -> the desk's history `{waiting, showing, entries}`;
-notification `shellgate/status` `{approvalsWaiting, approvalsShowing}` whenever they change.
+notification `shellgate/status` `{approvalsWaiting, approvalsShowing}` whenever they change;
+notification `shellgate/approveClosed` `{id, message}` when a question on screen is over
+unanswered (after the `$/cancelRequest` of its `shellgate/approve`): close it, show `message`.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 from pathlib import Path
@@ -32,6 +33,7 @@ log = logging.getLogger("shellgate.lsp")
 
 APPROVALS = "shellgate/approvals"
 STATUS = "shellgate/status"
+CLOSED = "shellgate/approveClosed"
 
 
 class Broker:
@@ -54,7 +56,8 @@ class Broker:
             approver = EditorApprover(
                 self.server, amendments_file=str(self.codex_home() / "rules" / "default.rules")
             )
-            self._desk = Desk(approver, self.codex_home, on_change=self._changed)
+            self._desk = Desk(approver, self.codex_home, on_change=self._changed,
+                              on_closed=self._closed)  # fmt: skip
         return self._desk
 
     async def start(self) -> None:
@@ -72,7 +75,7 @@ class Broker:
             log.warning("the broker is off: %s", exc)
             return
         self.endpoint = endpoint
-        atexit.register(endpoint.close)
+        endpoint.close_on_exit()
         log.info("broker listening on %s", info.socket)
 
     def stop(self) -> None:
@@ -103,6 +106,12 @@ class Broker:
             )
         except Exception:  # a client gone mid-notification must not fail the question
             log.debug("status notification failed", exc_info=True)
+
+    def _closed(self, entry: Any, notice: str) -> None:
+        try:
+            self.server.protocol.notify(CLOSED, {"id": entry.id, "message": notice})
+        except Exception:
+            log.debug("close notification failed", exc_info=True)
 
 
 def of(server: Any) -> Broker | None:

@@ -9,7 +9,6 @@ with the reason: a headless agent is never allowed by default.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -34,7 +33,7 @@ async def decide(tool_name: str, tool_input: dict[str, Any], *, cwd: str, sessio
                  timeout: float) -> dict[str, Any]:  # fmt: skip
     """Claude Code's permission answer for one prompt."""
     try:
-        answer = await asyncio.to_thread(
+        answer = await editor.cancellable(
             editor.ask_raw, cwd=cwd, agent="claude-code", session_id=session_id,
             command=_command(tool_name, tool_input),
             justification=tool_input.get("description") if isinstance(

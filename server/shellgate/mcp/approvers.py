@@ -13,7 +13,6 @@ the orchestrator only if it asks exactly that; any other question is refused, ne
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -146,7 +145,7 @@ class CallApprover:
 
     async def request_approval(self, request: ApprovalRequest) -> Answer:
         if self.use_editor:
-            answer = await asyncio.to_thread(
+            answer = await editor.cancellable(
                 editor.ask, request, cwd=self.cwd, agent=self.agent, session_id=self.session_id,
                 approval_policy=self.approval_policy, sandbox=self.sandbox,
                 timeout=self.editor_timeout)  # fmt: skip

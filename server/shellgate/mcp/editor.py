@@ -1,11 +1,15 @@
 """The editor's dialog, through the broker (`shellgate.broker.client`): the one seam between the
 MCP face and the language server. `ask` returns None when no ShellGate editor serves the folder:
 the caller falls back, it never treats that as a yes. The broker client never raises.
+`cancellable` runs either in a thread so that a cancelled MCP call withdraws its question.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from shellgate.approval.review import ReviewDecision
 from shellgate.broker import client
@@ -20,6 +24,19 @@ _ANSWERS = {
     "cancel": ReviewDecision.ABORT,
     "timeout": ReviewDecision.TIMED_OUT,
 }
+T = TypeVar("T")
+
+
+async def cancellable(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs, cancel=event)` in a thread. A thread cannot be cancelled: when the
+    call awaiting it is (the MCP client gave up), the event makes the broker client hang up,
+    and the editor closes the question then, not at its timeout minutes later."""
+    cancel = threading.Event()
+    try:
+        return await asyncio.to_thread(fn, *args, cancel=cancel, **kwargs)
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
 
 
 def available(cwd: str) -> bool:
@@ -30,6 +47,7 @@ def ask_raw(
     *, cwd: str, agent: str, session_id: str, command: str | Sequence[str],
     justification: str | None, approval_policy: str, sandbox: str,
     sandbox_permissions: str = "use_default", timeout: float,
+    cancel: threading.Event | None = None,
 ) -> AgentAnswer | None:  # fmt: skip
     """The person's answer in the editor, or None when no editor is reachable."""
     if client.find_server(cwd) is None:
@@ -39,7 +57,7 @@ def ask_raw(
         command=command if isinstance(command, str) else tuple(command),
         justification=justification, approval_policy=approval_policy, sandbox=sandbox,
         sandbox_permissions=sandbox_permissions)  # fmt: skip
-    return client.ask(request, timeout=timeout)
+    return client.ask(request, timeout=timeout, cancel=cancel)
 
 
 def _script(argv: Sequence[str]) -> str | tuple[str, ...]:
@@ -51,7 +69,7 @@ def _script(argv: Sequence[str]) -> str | tuple[str, ...]:
 
 def ask(
     request: ApprovalRequest, *, cwd: str, agent: str, session_id: str, approval_policy: str,
-    sandbox: str, timeout: float,
+    sandbox: str, timeout: float, cancel: threading.Event | None = None,
 ) -> tuple[Answer, str | None] | None:  # fmt: skip
     """One orchestrator question answered in the editor (with the person's words), or None."""
     escalation = request.kind is RequestKind.ESCALATION
@@ -59,7 +77,7 @@ def ask(
         cwd=cwd, agent=agent, session_id=session_id, command=_script(request.command),
         justification=request.reason, approval_policy=approval_policy, sandbox=sandbox,
         sandbox_permissions="require_escalated" if escalation else "use_default",
-        timeout=timeout)  # fmt: skip
+        timeout=timeout, cancel=cancel)  # fmt: skip
     if answer is None:
         return None
     decision = _ANSWERS.get(answer.answer, ReviewDecision.DENIED)

@@ -18,32 +18,28 @@ an error saying so). `uninstall` removes only what install wrote.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import sys
-import time
-import tomllib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from shellgate.config_edit import (
+    Backup,
+    Change,
+    ConfigError,
+    edit_json,
+    member,
+    parse_toml,
+    read_toml,
+    save,
+)
 
 SERVER = "shellgate"
 CLAUDE_TOOLS = ("mcp__shellgate__shell",)
 CLIENTS = ("codex", "claude-code", "gemini")
-
-
-class InstallError(Exception):
-    """A configuration file we cannot edit safely: nothing was written to it."""
-
-
-@dataclass(frozen=True)
-class Change:
-    path: Path
-    what: str
-    changed: bool  # False: already as wanted, not touched
-    backup: Path | None = None
+InstallError = ConfigError  # the name the CLI and the tests know
+BACKUP = Backup.EACH
 
 
 def server_command(codex_home: Path | None) -> tuple[str, list[str]]:
@@ -54,72 +50,10 @@ def server_command(codex_home: Path | None) -> tuple[str, list[str]]:
     return sys.executable, args
 
 
-def _backup(path: Path) -> Path | None:
-    if not path.exists():
-        return None
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup = path.with_name(f"{path.name}.shellgate-{stamp}.bak")
-    n = 1
-    while backup.exists():
-        backup = path.with_name(f"{path.name}.shellgate-{stamp}-{n}.bak")
-        n += 1
-    shutil.copy2(path, backup)
-    return backup
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    if path.exists():
-        shutil.copymode(path, tmp)
-    os.replace(tmp, path)
-
-
 # -- JSON files ---------------------------------------------------------------------------
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except json.JSONDecodeError as exc:
-        raise InstallError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
-                           "fix it or move it away, nothing was written") from None
-    except OSError as exc:
-        raise InstallError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path}:1:1: expected a JSON object; nothing was written")
-    return data
-
-
-def _edit_json(path: Path, what: str, edit: Callable[[dict[str, Any]], None]) -> Change:
-    data = _read_json(path)
-    before = json.dumps(data, sort_keys=True)
-    edit(data)
-    if json.dumps(data, sort_keys=True) == before:
-        return Change(path, what, False)
-    backup = _backup(path)
-    _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return Change(path, what, True, backup)
-
-
-def _obj(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
-    value = data.setdefault(key, {})
-    if not isinstance(value, dict):
-        raise InstallError(f"{path}: `{key}` is not an object; nothing was written")
-    return value
-
-
-def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
-    value = data.setdefault(key, [])
-    if not isinstance(value, list):
-        raise InstallError(f"{path}: `{key}` is not a list; nothing was written")
-    return value
-
-
 def _json_server(path: Path, entry: dict[str, Any], uninstall: bool) -> Change:
     def edit(data: dict[str, Any]) -> None:
-        servers = _obj(data, "mcpServers", path)
+        servers = member(data, "mcpServers", dict, path)
         if uninstall:
             servers.pop(SERVER, None)
             if not servers:
@@ -127,8 +61,8 @@ def _json_server(path: Path, entry: dict[str, Any], uninstall: bool) -> Change:
         else:
             servers[SERVER] = entry
 
-    return _edit_json(path, "removed the shellgate MCP server" if uninstall
-                      else "the shellgate MCP server", edit)  # fmt: skip
+    return edit_json(path, "removed the shellgate MCP server" if uninstall
+                     else "the shellgate MCP server", edit, BACKUP)  # fmt: skip
 
 
 def _json_list_items(path: Path, keys: Sequence[str], items: Sequence[str], uninstall: bool,
@@ -136,8 +70,8 @@ def _json_list_items(path: Path, keys: Sequence[str], items: Sequence[str], unin
     def edit(data: dict[str, Any]) -> None:
         holder = data
         for key in keys[:-1]:
-            holder = _obj(holder, key, path)
-        values = _list(holder, keys[-1], path)
+            holder = member(holder, key, dict, path)
+        values = member(holder, keys[-1], list, path)
         for item in items:
             if uninstall and item in values:
                 values.remove(item)
@@ -149,7 +83,7 @@ def _json_list_items(path: Path, keys: Sequence[str], items: Sequence[str], unin
             if len(keys) > 1 and not holder:
                 data.pop(keys[0])
 
-    return _edit_json(path, f"removed {what}" if uninstall else what, edit)
+    return edit_json(path, f"removed {what}" if uninstall else what, edit, BACKUP)
 
 
 # -- Codex's config.toml ----------------------------------------------------------------------
@@ -183,11 +117,7 @@ def _codex_block(command: str, args: Sequence[str]) -> str:
 
 
 def _codex_config(path: Path, command: str, args: Sequence[str], uninstall: bool) -> Change:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    try:
-        parsed = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InstallError(f"{path}: not valid TOML ({exc}); nothing was written") from None
+    text, parsed = read_toml(path)
     kept: list[str] = []
     ours = False
     found = False
@@ -212,16 +142,10 @@ def _codex_config(path: Path, command: str, args: Sequence[str], uninstall: bool
         'the shellgate MCP server, default_tools_approval_mode = "approve"')  # fmt: skip
     if _normal(new) == _normal(text):
         return Change(path, what, False)
-    try:
-        check = tomllib.loads(new)
-    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - our own block is valid TOML
-        raise InstallError(f"{path}: the edit would not parse ({exc}); nothing was written"
-                           ) from None
+    check = parse_toml(path, new, "the edit would not parse")
     if not uninstall and check["mcp_servers"][SERVER]["command"] != command:
         raise InstallError(f"{path}: the edit did not take; nothing was written")
-    backup = _backup(path)
-    _write(path, new)
-    return Change(path, what, True, backup)
+    return save(path, what, new, BACKUP)
 
 
 def _normal(text: str) -> str:

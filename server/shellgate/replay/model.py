@@ -41,9 +41,13 @@ class ReadStats:
     entries: int = 0
     skipped: int = 0
     named: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # whole files or folders lost, named
 
-    def skip(self, path: str, line: int | None, why: str) -> None:
+    def skip(self, path: str, line: int | None, why: str, *, whole: bool = False) -> None:
+        """`whole`: the file (or folder) could not be read at all, or not to its end."""
         self.skipped += 1
+        if whole:
+            self.unreadable.append(f"{path}: {why}")
         if len(self.named) < NAMED_SKIPS:
             where = path if line is None else f"{path}:{line}"
             self.named.append(f"{where}: {why}")

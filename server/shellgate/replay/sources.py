@@ -127,8 +127,11 @@ def files_of(source: Source, stats: ReadStats) -> Iterator[Source]:
     if not os.path.isdir(source.path):
         yield source
         return
-    for folder, dirs, names in os.walk(source.path, onerror=lambda e: stats.skip(
-            e.filename or source.path, None, f"cannot read: {e.strerror or e}")):  # fmt: skip
+
+    def lost(e: OSError) -> None:
+        stats.skip(e.filename or source.path, None, f"cannot read: {e.strerror or e}", whole=True)
+
+    for folder, dirs, names in os.walk(source.path, onerror=lost):
         dirs.sort()
         for name in sorted(names):
             path = os.path.join(folder, name)

@@ -18,7 +18,7 @@ def text_lines(path: str, stats: ReadStats, *, meta: bool = False) -> Iterator[t
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also on a generator close
     except OSError as exc:
-        stats.skip(path, None, f"cannot read: {exc.strerror or exc}")
+        stats.skip(path, None, f"cannot read: {exc.strerror or exc}", whole=True)
         return
     stats.files += 1
     with handle:
@@ -27,7 +27,7 @@ def text_lines(path: str, stats: ReadStats, *, meta: bool = False) -> Iterator[t
             try:
                 raw = handle.readline(MAX_LINE + 1)
             except OSError as exc:
-                stats.skip(path, number + 1, f"read error: {exc.strerror or exc}")
+                stats.skip(path, number + 1, f"read error: {exc.strerror or exc}", whole=True)
                 return
             if not raw:
                 return

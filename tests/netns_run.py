@@ -1,9 +1,10 @@
 """Run one agent CLI turn against a stand-in model, both inside this network namespace.
 
 Usage (by the tests): unshare -rn python netns_run.py CONFIG.json RESULT.json
-CONFIG: {"kind": "anthropic"|"gemini"|"responses", "script": [...], "argv": [...],
-         "env": {...}, "cwd": "...", "timeout": S}; "{URL}" in argv and env is the stand-in's.
-RESULT: {"rc", "stdout", "stderr", "requests": [main-loop request bodies]}.
+CONFIG: {"script": [...], "argv": [...], "env": {...}, "cwd": "..." | null, "timeout": S}; in argv
+and env, "{URL}" is the stand-in's OpenAI base URL (`…/v1`), "{ROOT}" its Anthropic and Gemini
+one, "{PORT}" its port.
+RESULT: {"rc", "stdout", "stderr", "requests": [main-loop request bodies], "log": [every request]}.
 """
 
 from __future__ import annotations
@@ -13,27 +14,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+from shellgate.agent.standin import StandIn
 
 
 def main() -> None:
     config = json.loads(Path(sys.argv[1]).read_text())
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    if config["kind"] == "responses":
-        from shellgate.agent.standin import StandIn as Responses
-
-        responses = Responses(config["script"])
-        url = responses.start()
-        requests = lambda: responses.posts  # noqa: E731
-        stop = responses.stop
-    else:
-        from standins import StandIn
-
-        server = StandIn(config["kind"], config["script"]).__enter__()
-        url = server.url
-        requests = lambda: list(server.requests)  # noqa: E731
-        stop = lambda: server.__exit__(None)  # noqa: E731
-    sub = lambda s: s.replace("{URL}", str(url))  # noqa: E731
+    standin = StandIn(config["script"])
+    standin.start()
+    port = standin.root.rsplit(":", 1)[1]
+    sub = lambda s: (  # noqa: E731
+        s.replace("{URL}", standin.url).replace("{ROOT}", standin.root).replace("{PORT}", port)
+    )
     env = {k: sub(v) for k, v in config["env"].items()}
     try:
         done = subprocess.run(
@@ -48,8 +40,8 @@ def main() -> None:
         result = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
     except subprocess.TimeoutExpired as exc:
         result = {"rc": "timeout", "stdout": str(exc.stdout), "stderr": str(exc.stderr)}
-    result["requests"] = requests()
-    stop()
+    result["requests"], result["log"] = standin.posts, standin.requests
+    standin.stop()
     Path(sys.argv[2]).write_text(json.dumps(result))
 
 

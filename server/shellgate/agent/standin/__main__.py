@@ -1,0 +1,5 @@
+import sys
+
+from shellgate.agent.standin import main
+
+sys.exit(main())
