@@ -93,6 +93,10 @@ def _import_us(code: str, module: str, runs: int = 5) -> int | None:
     return int(statistics.median(totals))
 
 
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _ms(us: int | None) -> str:
     return "none" if us is None else f"{us / 1000:.1f} ms"
 
@@ -102,6 +106,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3000)
     parser.add_argument("--process-runs", type=int, default=15)
     args = parser.parse_args()
+    # The interpreter's build matters as much as the machine: on the development machine the
+    # same code ran 1.5x faster on Debian's python3.11 (PGO, LTO) than on a plain pyenv build.
+    print(f"python {sys.version.split()[0]} at {sys.executable}; load average {_load()}")
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -161,6 +168,7 @@ def main() -> int:
         parser_cost = _import_us(code, "tree_sitter")
         print(f"tree-sitter imports on explain's path, {label}: {_ms(parser_cost)}")
         print(f"bashlex imports on explain's path, {label}: {_ms(_import_us(code, 'bashlex'))}")
+    print(f"load average at the end {_load()}")
     return 0
 
 

@@ -134,3 +134,52 @@ def test_compact_cache_form_agrees_with_policy(
     ]
     assert found == expected
     assert decision == (ev.decision.value if ev.decision else None)
+
+
+def _scanned(policy: Policy, cmd: Sequence[str]) -> list[tuple[tuple[str, ...], str]]:
+    """Every rule of the policy tried against cmd in load order: what an index must agree with."""
+    out = []
+    for r in policy.rules:
+        words = (r.first, *r.rest)
+        if r.first == cmd[0] and len(words) <= len(cmd) and r.matches_rest(cmd):
+            out.append((tuple(cmd[: len(words)]), r.decision.value))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rules=st.lists(
+        st.tuples(
+            st.lists(
+                st.lists(st.sampled_from("abc"), min_size=1, max_size=3).map(tuple), max_size=3
+            ),
+            st.sampled_from(list(Decision)),
+        ),
+        min_size=12,
+        max_size=60,
+    ),
+    cmds=st.lists(st.lists(st.sampled_from("abcd"), max_size=4), min_size=1, max_size=5),
+    later=st.lists(st.sampled_from("abc"), max_size=2).map(tuple),
+)
+def test_a_large_bucket_finds_what_a_scan_finds(
+    rules: list[tuple[list[tuple[str, ...]], Decision]],
+    cmds: list[list[str]],
+    later: tuple[str, ...],
+) -> None:
+    """Buckets of 16 rules and more are looked up by their second token; the matches and their
+    order are those of trying every rule, also after a rule is added to an indexed bucket."""
+    policy = Policy(PrefixRule("git", tuple(rest), d) for rest, d in rules)
+    for step in range(2):
+        for tail in cmds:
+            cmd = ["git", *tail]
+            ev = policy.check(cmd)
+            assert [
+                (m.matched_prefix, m.decision.value)
+                for m in ev.matched_rules
+                if isinstance(m, PrefixRuleMatch)
+            ] == _scanned(policy, cmd)
+            host = policy.matches_for(["/usr/bin/git", *tail], resolve_host_executables=True)
+            assert [(m.matched_prefix, m.decision.value) for m in host] == _scanned(policy, cmd)
+            assert all(m.resolved_program == "/usr/bin/git" for m in host)
+        if step == 0:
+            policy.add_prefix_rule(["git", *later], Decision.PROMPT)

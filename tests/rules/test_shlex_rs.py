@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shellgate.rules import shlex_rs
 
@@ -49,3 +51,18 @@ def test_split(text: str, words: list[str] | None) -> None:
 def test_quote(word: str, quoted: str) -> None:
     assert shlex_rs.quote(word) == quoted
     assert shlex_rs.split(quoted) == [word]
+
+
+# Words drawn mostly from the characters the quoting distinguishes, so every chunk kind occurs.
+_WORDS = st.text(st.sampled_from("ab/-_.:@]+ \t'\"^\\$`!*&|;~é\x01"), max_size=12) | st.text(
+    max_size=8
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_WORDS)
+def test_quote_shortcuts_agree_with_the_chunking(word: str) -> None:
+    """`quote`'s two scans for common words give what the crate's chunking gives."""
+    if word:
+        assert shlex_rs.quote(word) == shlex_rs._quote_chunks(word)
+    assert shlex_rs.split(shlex_rs.quote(word)) == [word]

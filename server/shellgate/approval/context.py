@@ -41,6 +41,8 @@ _GRANULAR_OPTIONAL = frozenset({"skill_approval", "request_permissions"})
 
 @dataclass(frozen=True)
 class GranularConfig:
+    """The flags of `AskForApproval::Granular`: which questions may be asked."""
+
     sandbox_approval: bool
     rules: bool
     skill_approval: bool = False
@@ -57,6 +59,8 @@ class GranularConfig:
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
+    """Codex's `AskForApproval`: when a person may be asked; flags only for granular."""
+
     kind: ApprovalPolicyKind
     granular: GranularConfig | None = None
 
@@ -183,14 +187,15 @@ class SandboxMode(Enum):
 
     @property
     def fs_kind(self) -> FsSandboxKind:
-        return _MODE_KIND[self]
+        return _MODE_KIND[self._value_]
 
 
+# Keyed by value: an enum member's hash is Enum.__hash__, Python code, several times slower.
 _MODE_KIND = {
-    SandboxMode.READ_ONLY: FsSandboxKind.RESTRICTED,
-    SandboxMode.WORKSPACE_WRITE: FsSandboxKind.RESTRICTED,
-    SandboxMode.DANGER_FULL_ACCESS: FsSandboxKind.UNRESTRICTED,
-    SandboxMode.EXTERNAL_SANDBOX: FsSandboxKind.EXTERNAL,
+    SandboxMode.READ_ONLY.value: FsSandboxKind.RESTRICTED,
+    SandboxMode.WORKSPACE_WRITE.value: FsSandboxKind.RESTRICTED,
+    SandboxMode.DANGER_FULL_ACCESS.value: FsSandboxKind.UNRESTRICTED,
+    SandboxMode.EXTERNAL_SANDBOX.value: FsSandboxKind.EXTERNAL,
 }
 
 CLI_SANDBOX_MODES = (

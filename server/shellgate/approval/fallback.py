@@ -35,6 +35,8 @@ class Why(Enum):
 
 @dataclass(frozen=True)
 class UnmatchedVerdict:
+    """The fallback's decision and the branch that gave it."""
+
     decision: Decision
     why: Why
 
@@ -49,20 +51,34 @@ def unmatched_verdict(
     kind = policy.kind
     if dangerous:
         # Never cannot ask, so it refuses; everyone else asks rather than refuse.
-        if kind is ApprovalPolicyKind.NEVER:
-            return UnmatchedVerdict(Decision.FORBIDDEN, Why.DANGEROUS_NEVER)
-        return UnmatchedVerdict(Decision.PROMPT, Why.DANGEROUS_ASK)
-    if kind in (ApprovalPolicyKind.NEVER, ApprovalPolicyKind.ON_FAILURE):
-        return UnmatchedVerdict(Decision.ALLOW, Why.NEVER_RELIES_ON_SANDBOX)
-    if kind is ApprovalPolicyKind.UNTRUSTED:
+        return _DANGEROUS_NEVER if kind is _NEVER else _DANGEROUS_ASK
+    if kind is _NEVER or kind is _ON_FAILURE:
+        return _NEVER_RELIES_ON_SANDBOX
+    if kind is _UNTRUSTED:
         # Anything no allow rule covers is asked, known-safe or not (C.0 point 1).
-        return UnmatchedVerdict(Decision.PROMPT, Why.UNTRUSTED_ASKS)
+        return _UNTRUSTED_ASKS
     # on-request and granular: only a restricted sandbox asked to step aside needs a question.
-    if fs_kind is not FsSandboxKind.RESTRICTED:
-        return UnmatchedVerdict(Decision.ALLOW, Why.NO_CODEX_SANDBOX)
+    if fs_kind is not _RESTRICTED:
+        return _NO_CODEX_SANDBOX
     if permissions.requests_sandbox_override:
-        return UnmatchedVerdict(Decision.PROMPT, Why.OVERRIDE_ASKS)
-    return UnmatchedVerdict(Decision.ALLOW, Why.SANDBOX_BOUNDS_IT)
+        return _OVERRIDE_ASKS
+    return _SANDBOX_BOUNDS_IT
+
+
+# The fallback runs for every command no rule matched: its verdicts are shared immutable values,
+# and the kinds it compares are read once (on Python 3.11 reading a member through its enum
+# class, `ApprovalPolicyKind.NEVER`, goes through EnumType's __getattr__ hook: ~0.3 us a time).
+_NEVER = ApprovalPolicyKind.NEVER
+_ON_FAILURE = ApprovalPolicyKind.ON_FAILURE
+_UNTRUSTED = ApprovalPolicyKind.UNTRUSTED
+_RESTRICTED = FsSandboxKind.RESTRICTED
+_DANGEROUS_NEVER = UnmatchedVerdict(Decision.FORBIDDEN, Why.DANGEROUS_NEVER)
+_DANGEROUS_ASK = UnmatchedVerdict(Decision.PROMPT, Why.DANGEROUS_ASK)
+_NEVER_RELIES_ON_SANDBOX = UnmatchedVerdict(Decision.ALLOW, Why.NEVER_RELIES_ON_SANDBOX)
+_UNTRUSTED_ASKS = UnmatchedVerdict(Decision.PROMPT, Why.UNTRUSTED_ASKS)
+_NO_CODEX_SANDBOX = UnmatchedVerdict(Decision.ALLOW, Why.NO_CODEX_SANDBOX)
+_OVERRIDE_ASKS = UnmatchedVerdict(Decision.PROMPT, Why.OVERRIDE_ASKS)
+_SANDBOX_BOUNDS_IT = UnmatchedVerdict(Decision.ALLOW, Why.SANDBOX_BOUNDS_IT)
 
 
 def unmatched_decision(

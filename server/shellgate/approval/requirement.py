@@ -20,6 +20,7 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
+from shellgate.shell.quote import try_join  # light: the quoting alone, no parser
 
 Amendment = tuple[str, ...]
 
@@ -34,6 +35,8 @@ class Skip:
 
 @dataclass(frozen=True)
 class NeedsApproval:
+    """Ask first: Codex's reason and amendment to offer, or only a one-shot yes."""
+
     reason: str | None
     proposed_execpolicy_amendment: Amendment | None = None
     # Codex's NeedsOneShotApproval: only "yes, this once" or "cancel" (C.0 point 4).
@@ -52,6 +55,8 @@ class NeedsApproval:
 
 @dataclass(frozen=True)
 class Forbidden:
+    """Refused without asking, with Codex's reason."""
+
     reason: str
 
 
@@ -186,8 +191,6 @@ def requirement_for_evaluation(
 
 
 def _join(words: Sequence[str]) -> str:
-    from shellgate.shell.quote import try_join
-
     joined: str = try_join(list(words))
     return joined
 

@@ -18,6 +18,37 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter at the width it would choose, found without importing shutil:
+    argparse builds a formatter for every add_argument, and shutil brings zlib, bz2 and lzma
+    (milliseconds of every start, help or not)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # as argparse does
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns: $COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def split_at_dashes(argv: list[str]) -> tuple[list[str], list[str]]:
     """(options, command): everything after the first `--` is the command, untouched."""
     if "--" in argv:

@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         usage=USAGE,
+        formatter_class=common.HelpFormatter,
         description="Explain what Codex 0.169.0 would do with a command: the commands its "
         "rules see, the rules and heuristics that decide each, the approval requirement and "
         "the sandbox of the first run.",

@@ -35,7 +35,7 @@ USAGE = (
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=PROG, usage=USAGE,
+        prog=PROG, usage=USAGE, formatter_class=common.HelpFormatter,
         description="Run a command as Codex 0.169.0 would: rules and heuristics decide, you "
         "approve on the terminal when asked, bubblewrap sandboxes it, and a sandbox denial "
         "becomes a question about retrying with more permission.",

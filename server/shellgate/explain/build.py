@@ -7,7 +7,6 @@ warnings it adds are beyond Codex and never change a decision.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from shellgate.approval.context import ExecContext, FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride, sandbox_override_for_first_attempt
@@ -29,6 +28,7 @@ from shellgate.explain.model import (
     RuleHit,
     Segment,
     SplitDifference,
+    Warning,
 )
 from shellgate.explain.warnings import collect_warnings
 from shellgate.rules.decision import Decision
@@ -40,8 +40,15 @@ from shellgate.rules.policy import (
     RuleMatch,
 )
 from shellgate.rules.trust import ProjectTrust
+from shellgate.shell import bash_reading
+from shellgate.shell.dangerous import DangerKind, dangerous_command_match
+from shellgate.shell.known_safe import is_known_safe_command
+from shellgate.shell.quote import try_join
+from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
+from shellgate.shell.tsbash import read_split
 
 _DEFAULT_CONTEXT = ExecContext()
+_DANGER_NAMES = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
 
 
 def explain(
@@ -60,30 +67,25 @@ def explain(
 
     Raises ValueError for an empty argv (Codex never runs one); nothing else raises.
     """
-    from shellgate.shell.dangerous import DangerKind, dangerous_command_match
-    from shellgate.shell.known_safe import is_known_safe_command
-    from shellgate.shell.split import extract_shell_script, parse_shell_lc_plain_commands
-
     argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
     if not argv:
         raise ValueError("explain needs a command: the argv is empty")
     extracted = extract_shell_script(argv)
-    plain = parse_shell_lc_plain_commands(argv)
+    # parse_shell_lc_plain_commands, without extracting the script a second time
+    plain = None if extracted is None else try_parse_word_only_commands_sequence(extracted[1])
     commands = [list(c) for c in plain] if plain else commands_for_exec_policy(argv)
 
-    danger_names = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
-
     verdicts: dict[tuple[str, ...], Heuristic] = {}
+    approval, fs_kind, permissions = (
+        context.approval_policy,
+        context.fs_kind,
+        context.sandbox_permissions,
+    )
 
     def fallback(cmd: Sequence[str]) -> Decision:
         kind = dangerous_command_match(list(cmd))
-        danger = None if kind is None else danger_names[kind]
-        verdict = unmatched_verdict(
-            context.approval_policy,
-            context.fs_kind,
-            context.sandbox_permissions,
-            dangerous=danger is not None,
-        )
+        danger = None if kind is None else _DANGER_NAMES[kind]
+        verdict = unmatched_verdict(approval, fs_kind, permissions, dangerous=danger is not None)
         verdicts[tuple(cmd)] = Heuristic(verdict.decision, danger, _why(verdict.why, context))
         return verdict.decision
 
@@ -93,10 +95,11 @@ def explain(
         evaluation = policy.check(cmd, fallback, resolve_host_executables=True)
         matched.extend(evaluation.matched_rules)
         hits = tuple(_hit(m) for m in evaluation.matched_rules if isinstance(m, PrefixRuleMatch))
-        heuristic = None if hits else verdicts.get(tuple(cmd))
+        words = tuple(cmd)
+        heuristic = None if hits else verdicts.get(words)
         segments.append(
             Segment(
-                tuple(cmd),
+                words,
                 evaluation.decision or Decision.ALLOW,
                 hits,
                 heuristic,
@@ -114,35 +117,35 @@ def explain(
         decision, decided_by = overall.decision, _decided_by(overall)
 
     first = _first_attempt(requirement, context)
-    explanation = Explanation(
-        command=tuple(argv),
-        shell=extracted[0] if extracted else None,
-        script=extracted[1] if extracted else None,
-        cwd=cwd,
-        context=context,
-        parse=Parse.PLAIN if plain else Parse.WHOLE,
-        segments=tuple(segments),
-        decision=decision,
-        decided_by=decided_by,
-        requirement=requirement,
-        first_attempt=first,
-        warnings=(),
-        rules_files=tuple(rules_files),
-        project=project,
-        split_difference=None
-        if extracted is None or not warnings
-        else _split_difference(extracted[1]),
-    )
-    if not warnings:
-        return explanation
-    return replace(explanation, warnings=collect_warnings(explanation, policy))
+    difference = None if extracted is None or not warnings else _split_difference(extracted[1])
+    steps = tuple(segments)
+    parse = Parse.PLAIN if plain else Parse.WHOLE
+
+    def build(found: tuple[Warning, ...]) -> Explanation:
+        # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.
+        return Explanation(
+            command=tuple(argv),
+            shell=extracted[0] if extracted else None,
+            script=extracted[1] if extracted else None,
+            cwd=cwd,
+            context=context,
+            parse=parse,
+            segments=steps,
+            decision=decision,
+            decided_by=decided_by,
+            requirement=requirement,
+            first_attempt=first,
+            warnings=found,
+            rules_files=tuple(rules_files),
+            project=project,
+            split_difference=difference,
+        )
+
+    explanation = build(())
+    return build(collect_warnings(explanation, policy)) if warnings else explanation
 
 
 def _split_difference(script: str) -> SplitDifference | None:
-    from shellgate.shell import bash_reading
-    from shellgate.shell.quote import try_join
-    from shellgate.shell.tsbash import read_split
-
     reading = read_split(script)
     if reading.objection is None or reading.codex is None:
         return None
@@ -171,9 +174,13 @@ def _hit(m: PrefixRuleMatch) -> RuleHit:
 
 def _decided_by(evaluation: Evaluation) -> DecidedBy:
     # Only the matches as strict as the final decision decided it.
-    deciding = [m for m in evaluation.matched_rules if m.decision is evaluation.decision]
-    rules = any(isinstance(m, PrefixRuleMatch) for m in deciding)
-    heuristics = any(isinstance(m, HeuristicsRuleMatch) for m in deciding)
+    rules = heuristics = False
+    for m in evaluation.matched_rules:
+        if m.decision is evaluation.decision:
+            if isinstance(m, PrefixRuleMatch):
+                rules = True
+            elif isinstance(m, HeuristicsRuleMatch):
+                heuristics = True
     if rules and heuristics:
         return DecidedBy.RULES_AND_HEURISTICS
     return DecidedBy.RULES if rules else DecidedBy.HEURISTICS
@@ -196,18 +203,30 @@ def _first_attempt(
 
 
 def _why(why: Why, context: ExecContext) -> str:
-    policy = context.approval_policy.kind.value
-    if why is Why.DANGEROUS_NEVER:
-        return "dangerous command, and approval policy never cannot ask: refused"
-    if why is Why.DANGEROUS_ASK:
-        return f"dangerous command: {policy} asks rather than run it unseen"
-    if why is Why.NEVER_RELIES_ON_SANDBOX:
-        return f"no rule matched; {policy} never asks and relies on the sandbox"
-    if why is Why.UNTRUSTED_ASKS:
-        return "no rule matched; untrusted asks about every command no allow rule covers"
-    if why is Why.OVERRIDE_ASKS:
-        perm = context.sandbox_permissions.value
-        return f"no rule matched; it asks to leave the restricted sandbox ({perm})"
-    if why is Why.SANDBOX_BOUNDS_IT:
-        return "no rule matched; not dangerous, so it runs in the sandbox without asking"
-    return f"no rule matched; no Codex sandbox to escape ({context.sandbox.value}): runs unasked"
+    text = _WHY[why._value_]  # by value: an enum member's hash is Python code (Enum.__hash__)
+    if "{" not in text:
+        return text
+    return text.format(
+        policy=context.approval_policy.kind.value,
+        perm=context.sandbox_permissions.value,
+        sandbox=context.sandbox.value,
+    )
+
+
+_WHY = {
+    Why.DANGEROUS_NEVER.value: "dangerous command, and approval policy never cannot ask: refused",
+    Why.DANGEROUS_ASK.value: "dangerous command: {policy} asks rather than run it unseen",
+    Why.NEVER_RELIES_ON_SANDBOX.value: (
+        "no rule matched; {policy} never asks and relies on the sandbox"
+    ),
+    Why.UNTRUSTED_ASKS.value: (
+        "no rule matched; untrusted asks about every command no allow rule covers"
+    ),
+    Why.OVERRIDE_ASKS.value: "no rule matched; it asks to leave the restricted sandbox ({perm})",
+    Why.SANDBOX_BOUNDS_IT.value: (
+        "no rule matched; not dangerous, so it runs in the sandbox without asking"
+    ),
+    Why.NO_CODEX_SANDBOX.value: (
+        "no rule matched; no Codex sandbox to escape ({sandbox}): runs unasked"
+    ),
+}

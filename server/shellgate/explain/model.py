@@ -48,6 +48,8 @@ class Heuristic:
 
 @dataclass(frozen=True)
 class Segment:
+    """One command the policy sees, with its decision and what gave it."""
+
     command: tuple[str, ...]
     decision: Decision
     rules: tuple[RuleHit, ...]
@@ -100,6 +102,8 @@ class SplitDifference:
 
 @dataclass(frozen=True)
 class Explanation:
+    """The whole chain for one command: parse, segments, decision, requirement, warnings."""
+
     command: tuple[str, ...]
     shell: str | None  # the shell of a `bash -lc SCRIPT` form
     script: str | None

@@ -6,6 +6,7 @@ import os
 
 from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
 from shellgate.explain.model import DecidedBy, Explanation, Parse, RuleHit, Segment
+from shellgate.shell.quote import try_join
 
 _MAX_CMD = 40
 
@@ -48,8 +49,6 @@ def render_text(ex: Explanation) -> str:
 
 
 def _q(words: tuple[str, ...] | list[str]) -> str:
-    from shellgate.shell.quote import try_join
-
     joined: str = try_join(list(words))
     return joined
 
@@ -116,7 +115,8 @@ def _reasons(seg: Segment) -> list[str]:
 
 
 def _home(path: str) -> str:
-    home = os.path.expanduser("~")
+    home = os.environ.get("HOME")  # what expanduser("~") gives, without its slower path
+    home = os.path.expanduser("~") if home is None else (home.rstrip("/") or "/")
     if home not in ("", "/") and path.startswith(home + "/"):
         return "~" + path[len(home) :]
     return path

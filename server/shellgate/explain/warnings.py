@@ -15,6 +15,8 @@ from shellgate.approval.requirement import NeedsApproval, Skip
 from shellgate.explain.model import Explanation, Parse, Warning
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy, PrefixRuleMatch
+from shellgate.shell.quote import try_join
+from shellgate.shell.wrappers import Concealment, hidden_commands
 
 
 def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[Warning, ...]:
@@ -28,8 +30,6 @@ def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[War
 
 
 def _q(words: tuple[str, ...] | list[str]) -> str:
-    from shellgate.shell.quote import try_join
-
     joined: str = try_join(list(words))
     return joined
 
@@ -78,14 +78,15 @@ def _path_spelling(ex: Explanation, policy: Policy) -> list[Warning]:
 
 
 def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
-    from shellgate.shell.wrappers import Concealment, hidden_commands
-
     out: list[Warning] = []
+    # a script Codex splits but bash would not run so: `split_difference` says it all
+    opaque = ex.parse is Parse.WHOLE and ex.script is not None and ex.split_difference is None
     for i, seg in enumerate(ex.segments):
         hidden = hidden_commands(list(seg.command))
+        if not hidden and not opaque:
+            continue
         inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
-        # a script Codex splits but bash would not run so: `split_difference` says it all
-        if ex.parse is Parse.WHOLE and ex.script is not None and ex.split_difference is None:
+        if opaque:
             listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
             out.append(
                 Warning(

@@ -123,7 +123,7 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
 def load(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
-            value = marshal.load(fh)
+            value = marshal.loads(fh.read())  # load(fh) reads the file object piece by piece
         os.utime(path)  # in use: pruning keeps it
     except (OSError, EOFError, ValueError, TypeError):
         return None

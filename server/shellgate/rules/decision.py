@@ -13,7 +13,7 @@ class Decision(Enum):
 
     @property
     def rank(self) -> int:
-        return _RANK[self]
+        return _RANK[self._value_]
 
     @classmethod
     def parse(cls, raw: str) -> Decision:
@@ -26,10 +26,13 @@ class Decision(Enum):
     @staticmethod
     def strictest(decisions: Iterable[Decision]) -> Decision | None:
         best: Decision | None = None
+        best_rank = -1
         for d in decisions:
-            if best is None or d.rank > best.rank:
-                best = d
+            rank = _RANK[d._value_]
+            if rank > best_rank:
+                best, best_rank = d, rank
         return best
 
 
-_RANK = {Decision.ALLOW: 0, Decision.PROMPT: 1, Decision.FORBIDDEN: 2}
+# Keyed by value: an enum member's hash is Enum.__hash__, Python code, several times slower.
+_RANK = {"allow": 0, "prompt": 1, "forbidden": 2}

@@ -11,8 +11,12 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Sequence
-from hashlib import blake2b
 from typing import Any
+
+try:  # hashlib would load OpenSSL first (milliseconds at every start) for a built-in hash
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 from shellgate.rules.decision import Decision
 from shellgate.rules.layers import RulesLayer, load_layers
@@ -21,6 +25,7 @@ from shellgate.rules.rule import NetworkRule, PrefixRule
 from shellgate.rules.source import SourceSpan
 
 _CACHE_VERSION = 2  # 2: rules keep canonical_matching
+_DECISIONS = {d.value: d for d in Decision}
 
 
 def load_layers_cached(layers: Sequence[RulesLayer]) -> Policy:
@@ -29,7 +34,9 @@ def load_layers_cached(layers: Sequence[RulesLayer]) -> Policy:
     if key is not None:
         try:
             with open(key, "rb") as fh:
-                return _thaw(marshal.load(fh))
+                # loads of the bytes, not load of the file: load reads the file object piece
+                # by piece (10 000 rules: ~150 ms against ~13 ms)
+                return _thaw(marshal.loads(fh.read()))
         except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
             pass  # missing or damaged: load afresh
     policy = load_layers(layers)
@@ -100,11 +107,12 @@ def _thaw(data: Any) -> Policy:
     def span(raw: Any) -> SourceSpan | None:
         return None if raw is None else SourceSpan(*raw)
 
+    decision = _DECISIONS.__getitem__  # not Decision(d): EnumType.__call__ is slow, per rule
     return Policy(
         (
-            PrefixRule(f, rest, Decision(d), j, span(s), layer, canonical)
+            PrefixRule(f, rest, decision(d), j, span(s), layer, canonical)
             for f, rest, d, j, s, layer, canonical in rules
         ),
-        (NetworkRule(h, p, Decision(d), j, span(s)) for h, p, d, j, s in network),
+        (NetworkRule(h, p, decision(d), j, span(s)) for h, p, d, j, s in network),
         hosts,
     )

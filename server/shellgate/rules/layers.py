@@ -32,6 +32,8 @@ class LayerKind(Enum):
 
 @dataclass(frozen=True)
 class RulesLayer:
+    """One layer of rules Codex loads: its kind, the folder scanned and the files found."""
+
     kind: LayerKind
     folder: str | None  # the `rules` folder scanned; None for command-line files
     files: tuple[str, ...]

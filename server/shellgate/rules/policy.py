@@ -61,7 +61,7 @@ class Evaluation(NamedTuple):
 class Policy:
     """Mutable only through `add_prefix_rule` / `set_host_executable` (amendments, loading)."""
 
-    __slots__ = ("_by_first", "_host_executables", "network_rules", "rules")
+    __slots__ = ("_by_first", "_by_second", "_host_executables", "network_rules", "rules")
 
     def __init__(
         self,
@@ -72,6 +72,9 @@ class Policy:
         self.rules: list[PrefixRule] = []
         self.network_rules: list[NetworkRule] = list(network_rules)
         self._by_first: dict[str, list[PrefixRule]] = {}
+        # Large buckets' second-token indexes (_second_index), built on first use; adding a
+        # rule to a bucket drops its index.
+        self._by_second: dict[str, _SecondIndex] = {}
         self._host_executables: dict[str, tuple[str, ...]] = {}
         for rule in rules:
             self.add_rule(rule)
@@ -84,6 +87,7 @@ class Policy:
 
     def add_rule(self, rule: PrefixRule) -> None:
         self.rules.append(rule)
+        self._by_second.pop(rule.first, None)
         bucket = self._by_first.get(rule.first)
         if bucket is None:
             self._by_first[rule.first] = [rule]
@@ -118,9 +122,16 @@ class Policy:
         """Every prefix-rule match for `cmd`, in load order (no fallback)."""
         if not cmd:
             return []
-        bucket = self._by_first.get(cmd[0])
-        found = _bucket_matches(bucket, cmd, None, None) if bucket else []
+        first = cmd[0]
+        bucket = self._by_first.get(first)
+        found = (
+            _bucket_matches(self._candidates(first, bucket, cmd), cmd, None, None) if bucket else []
+        )
         if found or not resolve_host_executables:
+            return found
+        if "/" not in first and first not in _RESOLVES_ELSEWHERE:
+            # A bare name resolves to `<cwd>/name`, whose basename keys the bucket that just
+            # matched nothing: no need to ask the process for its cwd.
             return found
         return self._host_matches(cmd)
 
@@ -135,7 +146,24 @@ class Policy:
         allowed = self._host_executables.get(basename)
         if allowed is not None and program not in allowed:
             return []
-        return _bucket_matches(bucket, cmd, basename, program)
+        return _bucket_matches(self._candidates(basename, bucket, cmd), cmd, basename, program)
+
+    def _candidates(
+        self, first: str, bucket: list[PrefixRule], cmd: Sequence[str]
+    ) -> Sequence[PrefixRule]:
+        """The rules of `first`'s bucket that can match `cmd`, in load order: all of a small
+        bucket; of a large one, those whose second position admits cmd[1] and those with
+        none (a program with thousands of rules is scanned in a few, not all)."""
+        if len(bucket) < _INDEX_FROM:
+            return bucket
+        index = self._by_second.get(first)
+        if index is None:
+            index = self._by_second[first] = _second_index(bucket)
+        loose, by_token = index
+        picked = by_token.get(cmd[1], []) if len(cmd) > 1 else []
+        if loose:
+            picked = sorted(loose + picked)
+        return [bucket[i] for i in picked]
 
     def check(
         self,
@@ -169,13 +197,32 @@ class Policy:
         return Evaluation(tuple(matched), _strictest(matched) if matched else None)
 
 
-_RANK = {Decision.ALLOW: 0, Decision.PROMPT: 1, Decision.FORBIDDEN: 2}
+_RANK = {"allow": 0, "prompt": 1, "forbidden": 2}  # by value: see rules.decision
+_INDEX_FROM = 16  # buckets this large get a second-token index
+# (positions of the rules with no second position, {token: positions of the rules admitting it})
+_SecondIndex = tuple[list[int], dict[str, list[int]]]
+
+
+def _second_index(bucket: Sequence[PrefixRule]) -> _SecondIndex:
+    loose: list[int] = []
+    by_token: dict[str, list[int]] = {}
+    for i, rule in enumerate(bucket):
+        if not rule.rest:
+            loose.append(i)
+            continue
+        for token in dict.fromkeys(rule.rest[0]):  # an alternative listed twice counts once
+            by_token.setdefault(token, []).append(i)
+    return loose, by_token
+
+
+# Bare first words whose absolute path does not end in themselves (`.` is the cwd, `~` $HOME).
+_RESOLVES_ELSEWHERE = frozenset({"", ".", "..", "~"})
 
 
 def _strictest(matches: Sequence[RuleMatch]) -> Decision:
     best = matches[0].decision
     for m in matches[1:]:
-        if _RANK[m.decision] > _RANK[best]:
+        if _RANK[m.decision._value_] > _RANK[best._value_]:
             best = m.decision
     return best
 

@@ -24,7 +24,6 @@ import os
 import re
 import stat
 import time
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,6 +130,8 @@ def read_config(path: Path) -> dict[str, object]:
             f"failed to read config: {exc.strerror or exc}", path=str(path), code="config-read",
             kind="read",
         ) from None  # fmt: skip
+    import tomllib  # only when there is a file: its import is a good part of a start-up
+
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -56,10 +56,18 @@ _WINDOWS_PATHS: dict[str, ShellType] = {
 }
 
 POSIX_SHELLS = frozenset({ShellType.BASH, ShellType.ZSH, ShellType.SH})
+# The spellings of those, as strings: a lookup by enum member hashes it with Enum.__hash__ (Python
+# code), and the split asks this of every argv it sees. No Windows path names a POSIX shell.
+_POSIX_SPELLINGS = frozenset(name for name, kind in _EXACT.items() if kind in POSIX_SHELLS)
 
 
 def detect_shell_type(shell: str) -> ShellType | None:
     found = _EXACT.get(shell)
-    if found is not None:
+    if found is not None or ":" not in shell:  # every Windows path here has a drive letter
         return found
     return _WINDOWS_PATHS.get(shell.replace("\\", "/").lower())
+
+
+def is_posix_shell(shell: str) -> bool:
+    """`detect_shell_type(shell) in POSIX_SHELLS`, by spelling."""
+    return shell in _POSIX_SPELLINGS

@@ -29,7 +29,7 @@ _SED_N_ARG = re.compile(r"[0-9]+(,[0-9]+)?p")
 
 
 def is_known_safe_command(argv: Sequence[str], *, linux: bool = True) -> bool:
-    command = ["bash" if word == "zsh" else word for word in argv]
+    command = ["bash" if word == "zsh" else word for word in argv] if "zsh" in argv else argv
     if is_safe_to_call_with_exec(command, linux=linux):
         return True
     plain = parse_shell_lc_plain_commands(command)

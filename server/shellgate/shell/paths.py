@@ -6,6 +6,8 @@ from __future__ import annotations
 def path_components(path: str) -> list[str]:
     """`Path::components()`: root, a leading `.`, `..` and normal parts; other `.` and
     empty parts vanish (so `cat/` is one component and `./cat` two)."""
+    if "/" not in path:  # a bare name (a leading `.` is kept): one part, none when empty
+        return [path] if path else []
     parts: list[str] = []
     if path.startswith("/"):
         parts.append("/")
@@ -18,6 +20,8 @@ def path_components(path: str) -> list[str]:
 
 def file_name(path: str) -> str | None:
     """`Path::file_name()`: the last normal component, None for `/`, `.`, `..`, ``."""
+    if "/" not in path:
+        return None if path in ("", ".", "..") else path
     comps = path_components(path)
     if not comps:
         return None

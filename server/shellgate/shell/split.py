@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
+from shellgate.shell.detect import is_posix_shell
 from shellgate.shell.tsbash import word_only_commands
 
 
@@ -21,7 +21,7 @@ def extract_shell_script(argv: Sequence[str]) -> tuple[str, str] | None:
     if len(argv) != 3:
         return None
     shell, flag, script = argv
-    if flag not in ("-lc", "-c") or detect_shell_type(shell) not in POSIX_SHELLS:
+    if flag not in ("-lc", "-c") or not is_posix_shell(shell):
         return None
     return shell, script
 

@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 
-import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
 
 from shellgate.shell import bash_reading  # cheap: bashlex itself loads only when enabled
@@ -48,7 +47,28 @@ _EXPANDING = frozenset("{}*?[]\\~^#$`")
 _DQ_ESCAPED = frozenset('$`"\\\n')
 
 
-_LANGUAGE = Language(tree_sitter_bash.language())
+
+
+def _bash_grammar() -> object:
+    """tree_sitter_bash's compiled grammar. Its package `__init__` imports importlib.resources
+    (with tempfile, shutil and the compression modules) for a query file ShellGate never reads:
+    a few milliseconds of every start-up. So the extension module is loaded on its own; the
+    usual import is the fallback wherever the package is not laid out as installed."""
+    from importlib.machinery import ExtensionFileLoader, PathFinder
+
+    package = PathFinder.find_spec("tree_sitter_bash")
+    where = package.submodule_search_locations if package is not None else None
+    spec = PathFinder.find_spec("tree_sitter_bash._binding", where) if where else None
+    if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
+    binding = spec.loader.create_module(spec)
+    spec.loader.exec_module(binding)
+    return binding.language()
+
+
+_LANGUAGE = Language(_bash_grammar())
 _local = threading.local()  # a Parser is not safe to share between threads
 
 

@@ -16,7 +16,7 @@ from enum import Enum
 from tree_sitter import Node
 
 from shellgate.shell.dangerous import trap_action
-from shellgate.shell.detect import POSIX_SHELLS, detect_shell_type
+from shellgate.shell.detect import is_posix_shell
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import split as shlex_split
 from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
@@ -36,6 +36,8 @@ class Concealment(Enum):
 
 @dataclass(frozen=True)
 class HiddenCommand:
+    """A command that runs inside another where Codex's rules do not look."""
+
     concealment: Concealment
     via: str  # what hides it: the wrapper's name, `$(...)`, `>`, ...
     command: tuple[str, ...]  # the inner command's literal words (empty if all dynamic)
@@ -46,6 +48,8 @@ class HiddenCommand:
 # words precede the command (timeout's DURATION, chroot's NEWROOT, ...).
 @dataclass(frozen=True)
 class _Wrapper:
+    """How a wrapper's own options and positional words precede the command it runs."""
+
     valued: frozenset[str] = frozenset()
     positional: int = 0
 
@@ -82,6 +86,8 @@ _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv
 _NO_EXEC = {"command": ("-v", "-V")}  # `command -v x` only looks `x` up
+# The programs _visit_argv looks into by name (besides the POSIX shells, matched by spelling).
+_LOOKED_INTO = frozenset({*_WRAPPERS, *_DASH_C, "eval", "trap", "find"})
 
 
 def hidden_commands(argv: Sequence[str]) -> tuple[HiddenCommand, ...]:
@@ -142,6 +148,8 @@ def _env_split_string(argv: Sequence[str], i: int) -> tuple[str, list[str]] | No
 def _visit_argv(argv: list[str], found: list[HiddenCommand], depth: int) -> None:
     if depth > MAX_DEPTH or not argv:
         return
+    if executable_name_lookup_key(argv[0]) not in _LOOKED_INTO and not is_posix_shell(argv[0]):
+        return  # most commands: nothing below looks into them
     script = _shell_script(argv)
     if script is not None:
         via = " ".join(argv[:2]) if len(argv) >= 2 else argv[0]
@@ -180,7 +188,7 @@ def _shell_source_argument(name: str | None, argv: list[str]) -> str | None:
 
 def _shell_script(argv: list[str]) -> str | None:
     """The script of `bash -c SCRIPT` style argv, also with leading options (`bash -e -c`)."""
-    if detect_shell_type(argv[0]) not in POSIX_SHELLS:
+    if not is_posix_shell(argv[0]):
         return None
     for i in range(1, len(argv) - 1):
         if argv[i] in _SHELL_FLAGS_WITH_SCRIPT:
