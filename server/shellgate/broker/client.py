@@ -19,7 +19,6 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from shellgate.broker.discovery import ServerInfo, find_server
 from shellgate.broker.protocol import (
@@ -34,13 +33,15 @@ from shellgate.broker.protocol import (
     answer_from_json,
     decision_from_json,
 )
+from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import threading  # only the type: a hook's start-up counts
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 __all__ = ["ServerInfo", "ask", "decide", "find_server", "hello"]
-
-T = TypeVar("T")
 
 # Beyond the person's time, how long the server may take to say "timeout" itself.
 ANSWER_GRACE = 5.0

@@ -13,7 +13,8 @@ import contextlib
 import json
 import os
 import stat
-from typing import NamedTuple
+
+from shellgate.records import Record
 
 PREFIX = "server-"
 
@@ -22,7 +23,7 @@ class RuntimeDirError(OSError):
     """The runtime folder is missing, not ours, or open to others: it must not be used."""
 
 
-class ServerInfo(NamedTuple):
+class ServerInfo(Record):
     pid: int
     workspace_folders: tuple[str, ...]
     socket: str

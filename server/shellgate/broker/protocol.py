@@ -2,7 +2,7 @@
 is answered. Newline-delimited JSON-RPC 2.0; every request's params carry `protocol`.
 
 Standard library only: the hook client imports this module, and its start-up time counts
-(so the values are NamedTuples, immutable like frozen dataclasses, without importing
+(so the values are records, `shellgate.records`: NamedTuples without importing typing, and
 dataclasses and inspect: a fifth of a hook's start-up).
 The wire shapes are rules-schema/broker.schema.json; `*_from_json` validate what they read and
 raise ProtocolError (a ValueError) naming the field, never anything else.
@@ -10,7 +10,10 @@ raise ProtocolError (a ValueError) naming the field, never anything else.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from shellgate.records import TYPE_CHECKING, Record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL_VERSION = 1
 
@@ -62,7 +65,7 @@ def display_name(agent: str) -> str:
     return DISPLAY_NAMES.get(agent, agent)
 
 
-class AgentRequest(NamedTuple):
+class AgentRequest(Record):
     """A command an agent wants to run. `command` is a script as the agent gave it (run as
     `bash -lc SCRIPT`) or an argv."""
 
@@ -94,7 +97,7 @@ class AgentRequest(NamedTuple):
         }
 
 
-class AgentDecision(NamedTuple):
+class AgentDecision(Record):
     """What the rules Codex would load decide, with no person asked."""
 
     decision: str  # allow | prompt | forbidden: what happens (after the approval policy)
@@ -115,7 +118,7 @@ class AgentDecision(NamedTuple):
         }
 
 
-class AgentAnswer(NamedTuple):
+class AgentAnswer(Record):
     """What the person answered (or why nobody did)."""
 
     answer: str  # one of ANSWERS

@@ -9,7 +9,8 @@ stderr, which all three agents treat as "blocked".
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+
+from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from shellgate.hooks.outcome import Options

@@ -9,7 +9,11 @@ for the sandbox rewrite), deny (the reason is the tool result the model reads) o
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from shellgate.hooks import seam
 from shellgate.hooks.outcome import (

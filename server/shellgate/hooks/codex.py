@@ -12,7 +12,11 @@ is reachable, so Codex asks as usual.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from shellgate.hooks import seam
 from shellgate.hooks.outcome import HookInputError, Options, command_of, event_field

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from shellgate.hooks import seam
 from shellgate.hooks.outcome import (

@@ -16,7 +16,11 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Mapping
-from typing import Any
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # hashlib would load OpenSSL first (milliseconds at every hook start) for a built-in hash
     from _blake2 import blake2b

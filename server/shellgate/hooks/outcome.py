@@ -10,7 +10,11 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+
+from shellgate.records import TYPE_CHECKING, Record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 from shellgate.hooks import seam
 
@@ -33,7 +37,7 @@ class HookInputError(ValueError):
     """The agent's event is not what its hook protocol promises."""
 
 
-class Options(NamedTuple):  # NamedTuples: dataclasses would import inspect on the hot path
+class Options(Record):  # records, not dataclasses: those would import inspect on the hot path
     fallback: Fallback
     approval_policy: str = "on-request"
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode
@@ -41,7 +45,7 @@ class Options(NamedTuple):  # NamedTuples: dataclasses would import inspect on t
     ask_timeout: float = 300.0
 
 
-class Resolution(NamedTuple):
+class Resolution(Record):
     verdict: Verdict
     reason: str  # for the model (block, ask) or the log (allow)
     command: str | None = None  # the rewritten command, when it changed
