@@ -31,7 +31,9 @@ set +B -f
 builtin trap 'builtin wait' EXIT  # a coprocess records before bash exits
 __n=0
 __rec() {
-  builtin printf '%s\0' "$#" "$@" >> "$__RECFILE"
+  # One file per process: a coprocess's record would interleave with ours (an argument's
+  # newline flushes printf's output part way).
+  builtin printf '%s\0' "$#" "$@" >> "$__RECFILE.$BASHPID"
   case $__MODE in
     a) __n=$((__n + 1)); builtin return $((__n % 2)) ;;
     *) builtin return "$__MODE" ;;
@@ -96,7 +98,8 @@ def bash_runs(scripts: Sequence[str], *, timeout: float = 600) -> list[set[tuple
                 record = d / "out" / f"{i}.{mode}"
                 if not record.exists():
                     raise RuntimeError(f"bash left no record for script {i} ({scripts[i]!r})")
-                ran |= _records(record.read_bytes())
+                for part in (d / "out").glob(f"{i}.{mode}.*"):
+                    ran |= _records(part.read_bytes())
             out.append(ran)
         return out
 
