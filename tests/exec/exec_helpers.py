@@ -15,7 +15,7 @@ import pytest
 
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
 from shellgate.exec.runner import AttemptResult, run_attempt
-from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec
+from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec, locate_bwrap
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -29,6 +29,11 @@ GIT_ENV = {
 @pytest.fixture(scope="session")
 def probe() -> SandboxProbe:
     p = probe_sandbox()
+    wanted = os.environ.get("SHELLGATE_TEST_BWRAP_SOURCE")  # scripts/test.sh's run without bwrap
+    if wanted:
+        found = locate_bwrap(exclude_under=[os.getcwd()])
+        assert found is not None and found.source == wanted, (found, wanted)
+        assert p.ok, p.reason  # that run exists to prove this bwrap works: never a skip
     if not p.ok:
         pytest.skip(f"no working sandbox on this machine: {p.reason}")
     return p

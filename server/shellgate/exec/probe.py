@@ -87,3 +87,26 @@ def run_probe(bwrap: str | None) -> SandboxProbe:
         )
         return SandboxProbe(False, bwrap, use_proc, f"sandbox unavailable: {detail}")
     return SandboxProbe(True, bwrap, use_proc, "")
+
+
+# bwrap's words when the kernel refuses it a user namespace (Codex looks for the first two).
+_USERNS_REFUSED = (
+    "setting up uid map: Permission denied",
+    "No permissions to create a new namespace",
+    "Creating new namespace failed",
+)
+
+
+def userns_refused(reason: str) -> bool:
+    """Did the probe fail because user namespaces are off (not because of bwrap itself)?"""
+    return any(marker in reason for marker in _USERNS_REFUSED)
+
+
+def bwrap_version(bwrap: str) -> str:
+    """`bwrap --version`'s number ("0.11.0"), or why it could not be had."""
+    try:
+        done = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
+    words = done.stdout.split()
+    return words[-1] if done.returncode == 0 and words else f"unknown (exit {done.returncode})"

