@@ -52,6 +52,7 @@ from shellgate.exec.approver import (
     patch_choices,
 )
 from shellgate.exec.denial import Outcome
+from shellgate.exec.deny_read import managed_deny_read
 from shellgate.exec.network import HostRules, NetworkProxy
 from shellgate.exec.patch import PatchVerdict, assess_patch_safety
 from shellgate.exec.placeholders import runtime_dir
@@ -170,11 +171,18 @@ class Orchestrator:
     store: ApprovalStore = field(default_factory=ApprovalStore)
     host_rules: HostRules = field(default_factory=HostRules)
     proxy_log: str | None = None
+    # The admin's deny_read (requirements.toml): masked in every sandbox; nothing runs outside one
+    deny_read: tuple[str, ...] = field(default_factory=managed_deny_read)
     _proxy: NetworkProxy | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.network is None:
             self.network = _default_network()
+        if self.deny_read:  # Codex's clamp: full access runs read-only, allow rules sandboxed
+            mode = self.context.sandbox
+            if mode is SandboxMode.DANGER_FULL_ACCESS:
+                mode = SandboxMode.READ_ONLY
+            self.context = replace(self.context, sandbox=mode, fs_policy_has_denied_reads=True)
         for rule in self.policy.network_rules:
             if rule.decision is Decision.ALLOW:
                 self.host_rules.allow.add(rule.host)
@@ -239,10 +247,12 @@ class Orchestrator:
             SandboxMode.EXTERNAL_SANDBOX,
         )
         probe = self._sandbox_probe() if sandboxed_mode else None
-        would_sandbox = (
-            sandboxed_mode
-            and not (isinstance(requirement, Skip) and requirement.bypass_sandbox)
-            and not req.sandbox_permissions.requires_escalated
+        would_sandbox = sandboxed_mode and (
+            bool(self.deny_read)  # nothing leaves the sandbox then (Codex)
+            or (
+                not (isinstance(requirement, Skip) and requirement.bypass_sandbox)
+                and not req.sandbox_permissions.requires_escalated
+            )
         )
         fail_closed = would_sandbox and probe is not None and not probe.ok
         if fail_closed and probe is not None:
@@ -329,7 +339,10 @@ class Orchestrator:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
                 continue
-            retry = self._narrower_grant(grant, cls.paths, cwd) or _Grant(no_sandbox=True)
+            narrower = self._narrower_grant(grant, cls.paths, cwd)
+            if narrower is None and self.deny_read:
+                return done  # deny_read: no retry without the sandbox, as in Codex
+            retry = narrower or _Grant(no_sandbox=True)
             if already_approved and not one_shot:
                 grant = retry  # the first approval covered it (C.6: no second question)
                 continue
@@ -351,6 +364,11 @@ class Orchestrator:
         if self.context.approval_policy.kind is ApprovalPolicyKind.NEVER:
             return Forbidden(
                 f"{why}; approval policy is never, so the command cannot run without a sandbox"
+            )
+        if self.deny_read:
+            return Forbidden(
+                f"{why}; the admin's deny_read (requirements.toml) holds only inside the "
+                "sandbox, so the command cannot run without one"
             )
         reason = f"{why}; run it without a sandbox?"
         if isinstance(requirement, NeedsApproval) and requirement.reason:
@@ -420,6 +438,7 @@ class Orchestrator:
                 extra_roots=(*self.writable_roots, *grant.extra_roots),
                 network=network,
                 runtime_dir=runtime_dir(),
+                deny_read=self.deny_read,
             )
         except SandboxSetupError as e:
             return ExecResult(Status.SANDBOX_ERROR, reason=str(e))

@@ -50,6 +50,8 @@ class SandboxSpec:
     protected: tuple[Protected, ...]
     network: NetworkAccess
     readonly_extra: tuple[str, ...] = ()  # our runtime dir, when it lies under a writable root
+    deny_read: tuple[str, ...] = ()  # existing real paths masked unreadable (exec/deny_read.py)
+    unreadable_file: str | None = None  # the empty mode-000 file laid over each denied file
 
     @property
     def socket_filter(self) -> SocketFilter:
@@ -119,6 +121,22 @@ def protected_paths(roots: Sequence[str]) -> tuple[Protected, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def clamp(fs: FsAccess, deny_read: Sequence[str]) -> FsAccess:
+    """Codex's clamp: with deny_read present, danger-full-access runs read-only."""
+    return FsAccess.READ_ONLY if deny_read and fs is FsAccess.FULL else fs
+
+
+def _unreadable_file(runtime_dir: str) -> str:
+    path = os.path.join(runtime_dir, "unreadable")
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0)
+    try:
+        os.fchmod(fd, 0)
+        os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+    return path
+
+
 def build_spec(
     fs: FsAccess,
     cwd: str,
@@ -126,7 +144,9 @@ def build_spec(
     extra_roots: Iterable[str] = (),
     network: NetworkAccess = NetworkAccess.OFF,
     runtime_dir: str | None = None,
+    deny_read: Iterable[str] = (),
 ) -> SandboxSpec:
+    """`deny_read`: requirements entries (paths, globs), masked as they resolve now."""
     real_cwd = os.path.realpath(cwd)
     if not os.path.isdir(real_cwd):
         raise SandboxSetupError(f"working directory {cwd!r} does not exist")
@@ -136,7 +156,17 @@ def build_spec(
         real_rt = os.path.realpath(runtime_dir)
         if any(_under(real_rt, r) for r in roots):
             ro_extra = (real_rt,)
-    return SandboxSpec(real_cwd, roots, protected_paths(roots), network, ro_extra)
+    from shellgate.exec import deny_read as deny
+
+    denied = deny.resolve(deny_read)
+    unreadable = None
+    if any(not os.path.isdir(p) for p in denied):
+        from shellgate.exec.placeholders import runtime_dir as default_runtime_dir
+
+        unreadable = _unreadable_file(runtime_dir or default_runtime_dir())
+    return SandboxSpec(
+        real_cwd, roots, protected_paths(roots), network, ro_extra, denied, unreadable
+    )
 
 
 @dataclass(frozen=True)
@@ -200,6 +230,14 @@ def bwrap_argv(
             a += ["--perms", "555", "--tmpfs", p.path, "--remount-ro", p.path]
     for extra in spec.readonly_extra:
         a += ["--ro-bind", extra, extra]
+    # Last, so that no writable bind uncovers them.
+    for denied in spec.deny_read:
+        if os.path.isdir(denied):
+            a += ["--perms", "000", "--tmpfs", denied, "--remount-ro", denied]
+        elif spec.unreadable_file is not None:
+            a += ["--ro-bind", spec.unreadable_file, denied]
+        else:
+            raise SandboxSetupError(f"no unreadable file to mask {denied} with")
     a += ["--unshare-user", "--unshare-pid", "--unshare-ipc"]
     if spec.network is not NetworkAccess.FULL:
         a.append("--unshare-net")

@@ -157,14 +157,23 @@ def shlex_join(argv: tuple[str, ...]) -> str:
 def _allowed(
     request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
 ) -> Resolution:
-    if options.sandbox is None or not isinstance(request.command, str):
+    if not isinstance(request.command, str):
+        return Resolution(Verdict.ALLOW, reason)
+    from shellgate.exec.deny_read import managed_deny_read
+
+    # The admin's deny_read holds only inside the sandbox: with it, nothing runs outside one
+    # (a broken requirements file raises, and the hook blocks).
+    denied = bool(managed_deny_read())
+    if options.sandbox is None and not denied:
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
-    if first and not first.get("sandboxed", True):
+    if first and not first.get("sandboxed", True) and not denied:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
-    wrapped = sandbox_command(request.command, options.sandbox, options.network, request.cwd)
-    return Resolution(Verdict.ALLOW, reason + f" (in the {options.sandbox} sandbox)", wrapped)
+    mode = options.sandbox or "danger-full-access"  # `shellgate sandbox` clamps it: read-only
+    wrapped = sandbox_command(request.command, mode, options.network, request.cwd)
+    where = f"the {mode} sandbox" if options.sandbox else "the read-only sandbox (deny_read)"
+    return Resolution(Verdict.ALLOW, reason + f" (in {where})", wrapped)
 
 
 def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> str:

@@ -1,0 +1,73 @@
+"""`deny_read` from Codex's requirements (`[permissions.filesystem] deny_read` in
+/etc/codex/requirements.toml): paths and globs no sandboxed command may read, for every agent.
+
+Each entry is an absolute path or a glob (a relative one resolves against /etc/codex, as in
+Codex); the sandbox masks what they match when it is built: a directory with an empty tmpfs of
+mode 000, a file with an empty file of mode 000, so a read fails with `Permission denied` (the
+command runs with no capabilities, so no mode is overridden). A file created after the sandbox
+started is not masked, nor a hard link elsewhere to a denied file.
+
+Codex's clamp: with deny_read present a requested danger-full-access runs read-only, an allow
+rule no longer takes a command out of the sandbox, and no "retry without the sandbox" is
+offered (spec/managed-tier.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+SYSTEM_DIR = "/etc/codex"
+REQUIREMENTS = os.path.join(SYSTEM_DIR, "requirements.toml")
+
+
+class RequirementsError(Exception):
+    """requirements.toml cannot be read: nothing runs (Codex refuses to start)."""
+
+
+def managed_deny_read(path: str = REQUIREMENTS) -> tuple[str, ...]:
+    """The deny_read entries of the system requirements (none when the file is absent)."""
+    # Stand-in until the requirements parser of the Codex-config resolver lands: only the one
+    # key the sandbox needs, with the same refusal of a file that does not parse.
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return ()  # the usual case, and on the hook's hot path: nothing imported
+    except OSError as exc:
+        raise RequirementsError(f"{path}: {exc}") from None
+    import tomllib
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RequirementsError(f"{path}: {exc}") from None
+    fs = (data.get("permissions") or {}).get("filesystem") or {}
+    entries = fs.get("deny_read", []) if isinstance(fs, dict) else []
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise RequirementsError(
+            f"{path}: permissions.filesystem.deny_read must be a list of paths or globs"
+        )
+    return tuple(entries)
+
+
+def resolve(entries: Iterable[str], base: str = SYSTEM_DIR) -> tuple[str, ...]:
+    """The existing paths the entries name now, real (symlinks followed), parents first."""
+    import glob
+
+    found: list[str] = []
+    for entry in entries:
+        pattern = entry if os.path.isabs(entry) else os.path.join(base, entry)
+        matches = glob.glob(pattern, recursive=True) if glob.has_magic(pattern) else [pattern]
+        for m in matches:
+            # Both the name and where it leads: a symlink's target is what holds the data.
+            for p in (os.path.abspath(m), os.path.realpath(m)):
+                if os.path.lexists(p) and not os.path.islink(p) and p not in found:
+                    found.append(p)
+    # A path under an already masked directory needs no mask of its own (and could not get
+    # one: its parent is an empty tmpfs in the sandbox).
+    out: list[str] = []
+    for p in sorted(found, key=len):
+        if not any(p.startswith(d.rstrip("/") + "/") for d in out):
+            out.append(p)
+    return tuple(out)
