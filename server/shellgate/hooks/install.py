@@ -164,22 +164,17 @@ def gemini_home(env: Mapping[str, str]) -> Path:
     )
 
 
+def gemini_group(command: str) -> dict[str, Any]:
+    hook = {"name": "shellgate", "type": "command", "command": command,
+            "timeout": HOOK_TIMEOUT * 1000}  # fmt: skip
+    return {"matcher": "run_shell_command", "hooks": [hook]}
+
+
 def install_gemini(
     home: Path, scope_root: Path | None, flags: list[str], uninstall: bool
 ) -> list[Change]:
     settings = (scope_root / ".gemini" if scope_root else home) / "settings.json"
-    command = hook_command("gemini", flags)
-    group = {
-        "matcher": "run_shell_command",
-        "hooks": [
-            {
-                "name": "shellgate",
-                "type": "command",
-                "command": command,
-                "timeout": HOOK_TIMEOUT * 1000,
-            }
-        ],
-    }
+    group = gemini_group(hook_command("gemini", flags))
     text, _ = _json_hooks(settings, {"BeforeTool": group}, "gemini", uninstall)
     verb = "removed" if uninstall else "BeforeTool hook for run_shell_command"
     policy = home / "policies" / "shellgate.toml"  # user tier: workspace policies are ignored
@@ -202,9 +197,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("agent", choices=["codex", "claude-code", "gemini"])
     p.add_argument(
         "--scope",
-        choices=["user", "project"],
+        choices=["user", "project", "managed"],
         default="user",
-        help="the user's configuration (default) or the project's",
+        help="the user's configuration (default), the project's, or the admin's (managed: "
+        "/etc/codex/requirements.toml, /etc/claude-code/managed-settings.json, "
+        "/etc/gemini-cli/settings.json; run as root)",
     )
     p.add_argument("--project", metavar="DIR", help="the project (default: the current folder)")
     p.add_argument("--uninstall", action="store_true", help="remove ShellGate's hook")
@@ -253,7 +250,11 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     from shellgate.rules.layers import default_codex_home
 
     try:
-        if opts.agent == "codex":
+        if opts.scope == "managed":
+            from shellgate.hooks.install_managed import install_managed
+
+            changes = install_managed(opts.agent, flags, opts.uninstall, env)
+        elif opts.agent == "codex":
             home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
             changes = install_codex(home, root, flags, opts.uninstall)
         elif opts.agent == "claude-code":
