@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +19,25 @@ HERE = Path(__file__).parent
 
 def run_in_netns(
     work: Path, script: object, argv: list[str], env: dict[str, str], *,
-    cwd: Path | None = None, timeout: float = 90,
+    cwd: Path | None = None, timeout: float = 90, etc: Mapping[str, Path] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Run `argv` (with exactly `env`) once against the stand-in, both inside `unshare -rn`:
-    {"rc", "stdout", "stderr", "requests": main-loop bodies, "log": every request}."""
+    {"rc", "stdout", "stderr", "requests": main-loop bodies, "log": every request}.
+    `etc`: folders standing in for /etc/NAME (tests/etc_overlay.py; the real /etc untouched)."""
     if shutil.which("unshare") is None:
         raise AssertionError("unshare (util-linux) is needed for the offline agent tests")
     work.mkdir(parents=True, exist_ok=True)
     config, result = work / "turn.json", work / "result.json"
     config.write_text(json.dumps({"script": script, "argv": argv, "env": env,
                                   "cwd": str(cwd) if cwd else None, "timeout": timeout}))
-    subprocess.run(["unshare", "-rn", sys.executable, str(HERE / "netns_run.py"), str(config),
-                    str(result)], check=True, timeout=timeout + 30)  # fmt: skip
+    inner = [sys.executable, str(HERE / "netns_run.py"), str(config), str(result)]
+    if etc:
+        from etc_overlay import etc_overlay_argv
+
+        argv_ns = etc_overlay_argv(work / "etc-scratch", etc, inner, net=True)
+    else:
+        argv_ns = ["unshare", "-rn", *inner]
+    subprocess.run(argv_ns, check=True, timeout=timeout + 30)
     out: dict[str, Any] = json.loads(result.read_text())
     return out
 

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,12 +82,18 @@ def run_turn(
     argv: list[str],
     env: dict[str, str],
     timeout: float = 90,
+    etc: Mapping[str, Path] | None = None,
 ) -> dict[str, Any]:
-    return run_in_netns(home.root, script, argv, env, cwd=home.ws, timeout=timeout)
+    """`etc`: folders standing in for /etc/NAME (admin settings), see tests/etc_overlay.py."""
+    return run_in_netns(home.root, script, argv, env, cwd=home.ws, timeout=timeout, etc=etc)
 
 
 def claude_turn(
-    home: Home, claude: Path, script: list[dict[str, Any]], **env: str
+    home: Home,
+    claude: Path,
+    script: list[dict[str, Any]],
+    etc: Mapping[str, Path] | None = None,
+    **env: str,
 ) -> dict[str, Any]:
     return run_turn(
         home,
@@ -102,6 +108,7 @@ def claude_turn(
             DISABLE_ERROR_REPORTING="1",
             **env,
         ),
+        etc=etc,
     )
 
 
@@ -120,7 +127,11 @@ def gemini_prepare(home: Home) -> None:
 
 
 def gemini_turn(
-    home: Home, gemini: Path, script: list[dict[str, Any]], **env: str
+    home: Home,
+    gemini: Path,
+    script: list[dict[str, Any]],
+    etc: Mapping[str, Path] | None = None,
+    **env: str,
 ) -> dict[str, Any]:
     return run_turn(
         home,
@@ -143,6 +154,7 @@ def gemini_turn(
             **env,
         ),
         timeout=120,
+        etc=etc,
     )
 
 
