@@ -23,9 +23,9 @@ from agents import (
     gemini_turn,
     run_turn,
 )
-from etc_overlay import etc_overlay_argv
 
 import realtools
+from etc_overlay import etc_overlay_argv
 from realclients import tool_results
 
 ETC = {"codex": "codex", "claude-code": "claude-code", "gemini": "gemini-cli"}
@@ -223,8 +223,9 @@ def test_with_deny_read_a_hook_without_sandbox_still_confines_read_only(home: Ho
     and even the command an allow rule covers runs in the sandbox."""
     home.rules('prefix_rule(pattern=["cat"], decision="allow")\n')
     secret = deny_read_secret(home)
+    command = f"cat {secret}; touch made"
     event = {"session_id": "s1", "cwd": str(home.ws), "hook_event_name": "PreToolUse",
-             "tool_name": "Bash", "tool_input": {"command": f"cat {secret}; touch made"}}  # fmt: skip
+             "tool_name": "Bash", "tool_input": {"command": command}}  # fmt: skip
     hook = [sys.executable, "-m", "shellgate", "hook", "claude-code"]
     answer = subprocess.run(etc_overlay_argv(home.root / "s", etc_dirs(home), hook),
                             input=json.dumps(event), env=home.env(), cwd=home.ws,
