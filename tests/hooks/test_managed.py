@@ -241,3 +241,17 @@ def test_with_deny_read_a_hook_without_sandbox_still_confines_read_only(home: Ho
     assert SECRET not in ran.stdout and "Permission denied" in ran.stderr
     assert "clamped to read-only" in ran.stderr
     assert not (home.ws / "made").exists()
+
+
+def test_doctor_finds_the_managed_hooks_live(home: Home) -> None:
+    codex = str(realtools.codex())
+    for agent in ETC:
+        managed_install(home, agent)
+    doctor = [sys.executable, "-m", "shellgate", "hook", "doctor", "--codex", codex]
+    done = subprocess.run(etc_overlay_argv(home.root / "s", etc_dirs(home), doctor, net=True),
+                          env=home.env(), cwd=home.ws, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    for agent in ETC:
+        assert f"{agent}: live" in done.stdout
+    assert "sandbox: bwrap" in done.stdout

@@ -90,9 +90,11 @@ def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: s
 
 
 def check_codex(codex_home: Path, codex: str | None, cwd: str, env: Mapping[str, str]) -> list[str]:
+    from shellgate.hooks import install_managed
+
     declaring = [codex_home.absolute() / "hooks.json", Path(cwd).absolute() / ".codex/hooks.json"]
     ours = {p: _our_commands(p, "codex") for p in declaring if p.exists()}
-    if not any(ours.values()):
+    if not any(ours.values()) and not install_managed.codex_installed():
         return [f"{declaring[0]}: no ShellGate hook: run `shellgate hook install codex`"]
     if codex is None:
         return [
@@ -229,19 +231,26 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
             problems = check_codex(home, opts.codex or shutil.which("codex"), cwd, env)
         elif agent == "claude-code":
-            settings = [install.claude_settings(None, env), install.claude_settings(Path(cwd), env)]
+            from shellgate.hooks.install_managed import CLAUDE_MANAGED
+
+            settings = [CLAUDE_MANAGED, install.claude_settings(None, env),
+                        install.claude_settings(Path(cwd), env)]  # fmt: skip
             found = next(
-                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[0]
+                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[1]
             )
             problems = check_json_agent(agent, found, ("PreToolUse", "PermissionRequest"), cwd)
         else:
+            from shellgate.hooks.install_managed import GEMINI_SYSTEM, gemini_settings
+
             home = install.gemini_home(env)
-            settings = [home / "settings.json", Path(cwd) / ".gemini" / "settings.json"]
+            settings = [gemini_settings(env), home / "settings.json",
+                        Path(cwd) / ".gemini" / "settings.json"]  # fmt: skip
             found = next(
-                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[0]
+                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[1]
             )
             problems = check_json_agent(agent, found, ("BeforeTool",), cwd)
-            if not (home / "policies" / "shellgate.toml").exists():
+            policies = [home / "policies", GEMINI_SYSTEM / "policies"]
+            if not any((d / "shellgate.toml").exists() for d in policies):
                 problems.append(
                     f"{home / 'policies' / 'shellgate.toml'} is missing: Gemini never "
                     "offers run_shell_command to the model in -p, so the hook never runs"

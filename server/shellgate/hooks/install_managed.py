@@ -57,6 +57,13 @@ def codex_block(command: str) -> str:
     return "\n".join([*lines, _END]) + "\n"
 
 
+def codex_installed(path: Path = CODEX_REQUIREMENTS) -> bool:
+    try:
+        return _BEGIN in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def install_codex(path: Path, flags: list[str], uninstall: bool) -> list[Change]:
     """Our block in requirements.toml, replaced whole on each install; the rest kept byte for
     byte. A file whose hooks are spelled so that ours cannot be added is refused, unwritten."""
