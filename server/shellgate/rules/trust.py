@@ -142,13 +142,18 @@ def read_config(path: Path) -> dict[str, object]:
             code="config-parse",
         ) from None  # fmt: skip
     except tomllib.TOMLDecodeError as exc:
-        found = _TOML_POSITION.match(str(exc))
-        if found is None:
-            raise ConfigError(str(exc), path=str(path), code="config-parse") from None
+        message, line, column = toml_error_position(exc)
         raise ConfigError(
-            found["message"], path=str(path), line=int(found["line"]),
-            column=int(found["col"]), code="config-parse",
-        ) from None  # fmt: skip
+            message, path=str(path), line=line, column=column, code="config-parse"
+        ) from None
+
+
+def toml_error_position(exc: Exception) -> tuple[str, int, int]:
+    """tomllib's error as (message, line, column); (str(exc), 0, 0) when it names none."""
+    found = _TOML_POSITION.match(str(exc))
+    if found is None:
+        return str(exc), 0, 0
+    return found["message"], int(found["line"]), int(found["col"])
 
 
 def _position(path: Path, *anchors: str) -> tuple[int, int]:
