@@ -33,6 +33,12 @@ LAYER = "requirements"  # the layer name of managed rules in traces
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "granular", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access", "external-sandbox")
 _DECISIONS = ("allow", "prompt", "prompt-user", "forbidden")
+_MODE_DEBUG = {
+    "read-only": "ReadOnly",
+    "workspace-write": "WorkspaceWrite",
+    "danger-full-access": "DangerFullAccess",
+    "external-sandbox": "ExternalSandbox",
+}
 
 # Top-level keys Codex 0.171.0 deserialises (each probed: a wrong type is an error, not a
 # warning). Any other top-level key is reported ignored, as Codex reports it.
@@ -260,6 +266,11 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
             rules_raw = _rules_tables(r, value, ignored)
         elif key == "allowed_approval_policies":
             approval = _variants(r, value, (key,), APPROVAL_POLICIES)
+            if "granular" in approval:  # a newtype variant: it needs its flags
+                raise r.type_error(
+                    "invalid type: unit variant, expected newtype variant",
+                    (key, approval.index("granular")),
+                )  # fmt: skip
         elif key == "allowed_sandbox_modes":
             sandbox = _variants(r, value, (key,), SANDBOX_MODES)
         elif key == "permissions":
@@ -271,6 +282,13 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
                          ("allowed_sandbox_modes", sandbox)):  # fmt: skip
         if chosen is not None and not chosen:
             raise r.fail(f"field `{name}` cannot be empty", (name,), code="requirements-empty")
+    if sandbox and "read-only" not in sandbox:
+        shown = ", ".join(_MODE_DEBUG[m] for m in sandbox)
+        raise r.fail(
+            f"invalid value for `allowed_sandbox_modes`: `[{shown}]` is not in the allowed set "
+            f"must include 'read-only' to allow any PermissionProfile (set by {path})",
+            ("allowed_sandbox_modes",), code="requirements-read-only",
+        )  # fmt: skip
     return Requirements(
         path, rules, None if approval is None else tuple(approval),
         None if sandbox is None else tuple(sandbox), tuple(deny), hooks, tuple(warnings),
@@ -438,6 +456,13 @@ def load_requirements(system_dir: Path) -> Requirements | None:
     """`system_dir/requirements.toml` typed, None when there is none. Raises
     RequirementsError (unreadable, not UTF-8, or not what Codex accepts)."""
     path = system_dir / REQUIREMENTS_FILE
+    text = read_requirements_text(path)
+    return None if text is None else parse_requirements(text, str(path), base=system_dir)
+
+
+def read_requirements_text(path: Path) -> str | None:
+    """The file's text, None when it does not exist; RequirementsError when it cannot be read
+    or is not UTF-8."""
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
@@ -448,7 +473,7 @@ def load_requirements(system_dir: Path) -> Requirements | None:
             code="requirements-read", kind="read",
         ) from None  # fmt: skip
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -456,4 +481,3 @@ def load_requirements(system_dir: Path) -> Requirements | None:
             f"failed to parse requirements layer {path}: not UTF-8", path=str(path), line=line,
             column=column, code="requirements-parse",
         ) from None  # fmt: skip
-    return parse_requirements(text, str(path), base=system_dir)
