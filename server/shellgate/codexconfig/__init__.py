@@ -3,25 +3,34 @@
 and rules files, and the admin's requirements (`requirements.py`). `resolve.py` resolves them;
 this module says where the two fixed tiers live, and nothing else computes it.
 
-Light on purpose (no imports): the hook's hot path reads these two names.
+Light on purpose (os only, no pathlib): the hook's decision memo reads these on its hot path.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # The admin's tier. No environment variable moves it (Codex has none): a policy the user
 # cannot switch off. Tests pass `system_dir` or bind a scratch folder over it in a private
 # mount namespace.
-SYSTEM_DIR = Path("/etc/codex")
+SYSTEM_FOLDER = "/etc/codex"
 
 
-def codex_home(env: Mapping[str, str] | None = None) -> Path:
-    """The user's tier: `$CODEX_HOME`, else `~/.codex` (HOME from `env`)."""
+def codex_home_folder(env: Mapping[str, str] | None = None) -> str:
+    """The user's tier: `$CODEX_HOME`, else `~/.codex` (HOME from `env`, else the user's)."""
     env = os.environ if env is None else env
     home = env.get("CODEX_HOME")
     if home:
-        return Path(home)
-    return Path(env.get("HOME") or Path.home()) / ".codex"
+        return home
+    return os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+
+
+def codex_home(env: Mapping[str, str] | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(codex_home_folder(env))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shellgate.codexconfig import SYSTEM_DIR, codex_home
+from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
 from shellgate.codexconfig.session import Session, SessionError, clamp
 from shellgate.rules.errors import RulesError
 from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from shellgate.rules.trust import ConfigFile, ProjectTrust
 
 __all__ = ["SYSTEM_DIR", "CodexConfig", "Session", "SessionError", "codex_home", "resolve"]
+
+SYSTEM_DIR = Path(SYSTEM_FOLDER)
 
 @dataclass(frozen=True)
 class CodexConfig:

@@ -92,6 +92,9 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
             request, options, decision, "ShellGate: no approval needed under Codex's rules"
         )
     why = decision.reason or "the command needs approval under Codex's rules"
+    warnings = ((decision.explain or {}).get("context") or {}).get("session", {}).get("warnings")
+    if warnings:
+        why += " (requirements: " + "; ".join(warnings) + ")"
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
         text = (
@@ -157,14 +160,22 @@ def shlex_join(argv: tuple[str, ...]) -> str:
 def _allowed(
     request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
 ) -> Resolution:
-    if options.sandbox is None or not isinstance(request.command, str):
+    context = (decision.explain or {}).get("context") or {}
+    session = context.get("session") or {}
+    if session.get("warnings"):
+        reason += " (requirements: " + "; ".join(session["warnings"]) + ")"
+    sandbox = options.sandbox
+    if session and context.get("sandbox") != session.get("requested_sandbox"):
+        # the admin's requirements clamped the sandbox: the command runs in the one they allow
+        sandbox = context.get("sandbox")
+    if sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
     if first and not first.get("sandboxed", True):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
-    wrapped = sandbox_command(request.command, options.sandbox, options.network, request.cwd)
-    return Resolution(Verdict.ALLOW, reason + f" (in the {options.sandbox} sandbox)", wrapped)
+    wrapped = sandbox_command(request.command, sandbox, options.network, request.cwd)
+    return Resolution(Verdict.ALLOW, reason + f" (in the {sandbox} sandbox)", wrapped)
 
 
 def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> str:
