@@ -28,7 +28,7 @@ from shellgate.rules.errors import RulesError
 from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
 
 if TYPE_CHECKING:
-    from shellgate.approval.context import ApprovalPolicy, SandboxMode
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.codexconfig.requirements import Requirements
     from shellgate.rules.trust import ConfigFile, ProjectTrust
 
@@ -141,3 +141,30 @@ def _requirements(system: Path) -> Requirements | None:
     from shellgate.codexconfig.requirements import load_requirements
 
     return load_requirements(system)
+
+
+def managed_session(
+    approval: ApprovalPolicy, sandbox: SandboxMode, *, system_dir: Path | None = None
+) -> Session:
+    """The requirements' clamp of a session whose flags are known (the editor's settings, an
+    MCP session): `resolve(...).session(...)` without the rest. Raises RequirementsError or
+    SessionError as Codex would stop."""
+    return clamp(_requirements(SYSTEM_DIR if system_dir is None else system_dir), approval,
+                 sandbox)  # fmt: skip
+
+
+def managed_context(policy: ApprovalPolicy, mode: SandboxMode) -> ExecContext:
+    """The context after the admin's requirements (/etc/codex/requirements.toml): Codex's
+    fallback for a disallowed policy or sandbox. A broken requirements file is reported by the
+    merged layers (nothing runs); a session Codex refuses is a ValueError for the user."""
+    from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.requirements import RequirementsError
+
+    try:
+        session = managed_session(policy, mode)
+    except SessionError as exc:
+        raise ValueError(exc.message) from None
+    except RequirementsError:
+        return ExecContext(approval_policy=policy, sandbox=mode)
+    return ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
+                       fs_policy_has_denied_reads=bool(session.deny_read))  # fmt: skip
