@@ -33,7 +33,12 @@ def decide(
     """Raises ProtocolError for a request that cannot be decided (bad policy or sandbox name,
     a cwd that is not a folder). Rules that do not load decide "forbidden": Codex would run
     with none of them, and nothing may run on a half-read policy."""
+    import dataclasses
+
     from shellgate.approval.requirement import Forbidden, NeedsApproval, requirement_type
+    from shellgate.codexconfig.requirements import RequirementsError
+    from shellgate.codexconfig.resolve import resolve
+    from shellgate.codexconfig.session import SessionError
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
 
@@ -43,14 +48,25 @@ def decide(
         raise ProtocolError(f"cwd {request.cwd} is not a directory")
     context = context_of(request)
     try:
-        layers, trust = layers_for(Path(request.cwd), codex_home=codex_home, env=env)
+        # Codex's whole configuration for the cwd: every tier, the admin's requirements (a
+        # broken requirements.toml, or a session they refuse, stops Codex: nothing runs)
+        config = resolve(Path(request.cwd), codex_home=codex_home, env=env)
+        layers, trust = config.layers, config.trust
+        session = config.session(context.approval_policy, context.sandbox)
         policy = _policy(layers)
     except RulesError as err:
         why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
+        if isinstance(err, RequirementsError | SessionError):
+            why = f"Codex would not start: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
+    if session.clamped or session.deny_read:
+        context = dataclasses.replace(
+            context, approval_policy=session.approval_policy, sandbox=session.sandbox,
+            fs_policy_has_denied_reads=bool(session.deny_read),
+        )  # fmt: skip
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
-                 rules_files=files, project=trust)  # fmt: skip
+                 rules_files=files, project=trust, session=session)  # fmt: skip
     req = ex.requirement
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
@@ -122,8 +138,8 @@ def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
 def layers_for(
     cwd: Path, *, codex_home: Path | None = None, env: Mapping[str, str] | None = None
 ) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
-    """The layers Codex loads for a session in `cwd` (a project's only when Codex trusts it),
-    and that trust."""
+    """The layers Codex loads for a session in `cwd` (the admin's, the user's, a project's only
+    when Codex trusts it, the requirements), and that trust."""
     from shellgate.rules.trust import codex_layers_for
 
     return codex_layers_for(cwd, codex_home=codex_home, env=env)

@@ -187,16 +187,20 @@ def main(argv: list[str]) -> int:
     if (bad := common.rules_folders(PROG, None, args.project)) is not None:
         return bad
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    loaded = common.load_rules(
+    loaded = common.load_config(
         PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
         cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
         status=EXIT_RULES_ERROR)
     if isinstance(loaded, int):
         return loaded
-    _, policy, trust = loaded
-    common.note_ignored_project(PROG, trust)
+    resolved, policy = loaded
+    common.note_ignored_project(PROG, resolved.trust)
+    # the admin's requirements clamp the session's policy and sandbox (warnings on stderr)
+    session = common.session(PROG, resolved, approval, args.sandbox, status=EXIT_RULES_ERROR)
+    if isinstance(session, int):
+        return session
     try:
-        return asyncio.run(_run(args, " ".join(args.task), cwd, approval, policy, codex_home,
+        return asyncio.run(_run(args, " ".join(args.task), cwd, session, policy, codex_home,
                                 standin_script))
     except KeyboardInterrupt:
         print("\nshellgate agent: interrupted; the running command was stopped",
@@ -204,14 +208,14 @@ def main(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
 
 
-async def _run(args: argparse.Namespace, task: str, cwd: str, approval: Any, policy: Any,
+async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, policy: Any,
                codex_home: Path, standin_script: list[dict[str, Any]] | None) -> int:
     from shellgate.agent.config import AgentConfig, WireApi
     from shellgate.agent.events import Transcript, default_transcript_path, fanout
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus
     from shellgate.agent.orchestrated import OrchestratedRunner
-    from shellgate.approval.context import ExecContext, SandboxMode
+    from shellgate.approval.context import ExecContext
     from shellgate.exec.orchestrator import Orchestrator
     from shellgate.exec.terminal import TerminalApprover
 
@@ -228,7 +232,9 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, approval: Any, pol
                          max_turns=args.max_turns, budget_s=args.budget)
     approver = TerminalApprover()
     orchestrator = Orchestrator(
-        policy, approver, ExecContext(approval_policy=approval, sandbox=SandboxMode(args.sandbox)),
+        policy, approver,
+        ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
+                    fs_policy_has_denied_reads=bool(limits.deny_read)),
         codex_home=str(codex_home), approval_timeout=args.approval_timeout)
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ApprovalPolicy
+    from shellgate.codexconfig.resolve import CodexConfig
+    from shellgate.codexconfig.session import Session
     from shellgate.rules.layers import RulesLayer
     from shellgate.rules.policy import Policy
     from shellgate.rules.trust import ProjectTrust
@@ -116,24 +118,82 @@ def load_rules(
     `project`, from `--project`, is trusted whatever it says), their merged policy (cached) and
     the trust that chose them; or `status` after reporting the broken file and `consequence`
     (a broken file never becomes an empty policy, a broken config.toml never trusts)."""
+    loaded = load_config(
+        prog, codex_home=codex_home, project=project, cwd=cwd, extra_rules=extra_rules,
+        consequence=consequence, status=status,
+    )  # fmt: skip
+    if isinstance(loaded, int):
+        return loaded
+    config, policy = loaded
+    return config.layers, policy, config.trust
+
+
+def load_config(
+    prog: str,
+    *,
+    codex_home: Path | None,
+    project: Path | None,
+    cwd: str,
+    extra_rules: list[str],
+    consequence: str,
+    status: int,
+) -> tuple[CodexConfig, Policy] | int:
+    """Codex's configuration for a session in `cwd` (codexconfig.resolve: every tier and the
+    admin's requirements) and the merged policy of its layers (cached); or `status` after
+    reporting what Codex would refuse to start with."""
+    from shellgate.codexconfig.requirements import RequirementsError
+    from shellgate.codexconfig.resolve import resolve
     from shellgate.rules.errors import RulesError
     from shellgate.rules.layer_cache import load_layers_cached
-    from shellgate.rules.trust import ConfigError, codex_layers_for
+    from shellgate.rules.trust import ConfigError
 
     try:
-        layers, trust = codex_layers_for(
-            Path(cwd), codex_home=codex_home, project=project, extra_rules=extra_rules
-        )
-        return layers, load_layers_cached(layers), trust
+        config = resolve(Path(cwd), codex_home=codex_home, project=project,
+                         extra_rules=extra_rules)  # fmt: skip
+        return config, load_layers_cached(config.layers)
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         print("Codex refuses to start with this config.toml: nothing is decided or run until "
               "it is fixed", file=sys.stderr)  # fmt: skip
         return status
+    except RequirementsError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(REQUIREMENTS_STOP, file=sys.stderr)
+        return status
     except RulesError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         print(consequence, file=sys.stderr)
         return status
+
+
+REQUIREMENTS_STOP = (
+    "Codex refuses to start with these requirements: nothing is decided or run until the admin "
+    "fixes them"
+)
+
+
+def session(
+    prog: str,
+    config: CodexConfig,
+    approval: ApprovalPolicy | None,
+    sandbox: str | None,
+    *,
+    status: int,
+) -> Session | int:
+    """The session's approval policy and sandbox: the flags, else Codex's config files, then
+    the admin's requirements (their fallback warnings on stderr); `status` when Codex would
+    refuse the session."""
+    from shellgate.approval.context import SandboxMode
+    from shellgate.rules.errors import RulesError
+
+    try:
+        found = config.session(approval, None if sandbox is None else SandboxMode(sandbox))
+    except RulesError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return status
+    for warning in found.warnings:
+        print(f"{prog}: warning: {warning}", file=sys.stderr)
+    return found
 
 
 def note_ignored_project(prog: str, trust: ProjectTrust) -> None:

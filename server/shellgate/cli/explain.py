@@ -52,14 +52,16 @@ def _parser() -> argparse.ArgumentParser:
         "trust and rules, as Codex resolves them",
     )  # fmt: skip
     p.add_argument(
-        "--approval-policy", default="on-request", metavar="POLICY",
-        help='untrusted, on-request (default), on-failure, never, or granular JSON such as '
-        '\'{"granular": {"sandbox_approval": false, "rules": true, "mcp_elicitations": true}}\'',
+        "--approval-policy", metavar="POLICY",
+        help='untrusted, on-request, on-failure, never, or granular JSON such as '
+        '\'{"granular": {"sandbox_approval": false, "rules": true, "mcp_elicitations": true}}\' '
+        "(default: Codex's config files, else on-request); the admin's requirements may clamp it",
     )  # fmt: skip
     p.add_argument(
-        "--sandbox", default="workspace-write",
+        "--sandbox",
         choices=["read-only", "workspace-write", "danger-full-access"],
-        help="the sandbox mode (default: workspace-write)",
+        help="the sandbox mode (default: Codex's config files, else workspace-write); the "
+        "admin's requirements may clamp it",
     )  # fmt: skip
     p.add_argument(
         "--sandbox-permissions", default="use_default",
@@ -101,22 +103,17 @@ def main(argv: list[str]) -> int:
         from shellgate.shell import bash_reading
 
         bash_reading.enable()
-    approval = common.approval_policy(PROG, args.approval_policy)
-    if isinstance(approval, int):
-        return approval
+    approval = None
+    if args.approval_policy is not None:
+        parsed = common.approval_policy(PROG, args.approval_policy)
+        if isinstance(parsed, int):
+            return parsed
+        approval = parsed
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd
 
-    from shellgate.approval.context import ExecContext, SandboxMode, SandboxPermissions
-
-    context = ExecContext(
-        approval_policy=approval,
-        sandbox=SandboxMode(args.sandbox),
-        sandbox_permissions=SandboxPermissions(args.sandbox_permissions),
-        justification=args.justification,
-    )
-    loaded = common.load_rules(
+    loaded = common.load_config(
         PROG,
         codex_home=Path(os.path.abspath(args.codex_home)) if args.codex_home else None,
         project=Path(os.path.abspath(args.project)) if args.project else None,
@@ -128,14 +125,28 @@ def main(argv: list[str]) -> int:
     )
     if isinstance(loaded, int):
         return loaded
-    layers, policy, trust = loaded
+    config, policy = loaded
+    session = common.session(PROG, config, approval, args.sandbox, status=1)
+    if isinstance(session, int):
+        return session
+    layers, trust = config.layers, config.trust
+
+    from shellgate.approval.context import ExecContext, SandboxPermissions
+
+    context = ExecContext(
+        approval_policy=session.approval_policy,
+        sandbox=session.sandbox,
+        sandbox_permissions=SandboxPermissions(args.sandbox_permissions),
+        justification=args.justification,
+        fs_policy_has_denied_reads=bool(session.deny_read),
+    )
 
     from shellgate.explain import explain, render_text, to_json
 
     files = tuple((f, layer.name) for layer in layers for f in layer.files)
     target: list[str] | str = args.shell if args.shell is not None else command
     explanation = explain(target, policy=policy, context=context, cwd=cwd, rules_files=files,
-                          project=trust)  # fmt: skip
+                          project=trust, session=session)  # fmt: skip
     if args.json:
         sys.stdout.write(json.dumps(to_json(explanation), indent=2, ensure_ascii=False) + "\n")
     else:

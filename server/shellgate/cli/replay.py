@@ -96,20 +96,25 @@ def main(argv: list[str]) -> int:
     codex_home = Path(os.path.abspath(args.codex_home)) if args.codex_home else None
     project = Path(os.path.abspath(args.project)) if args.project else None
     # The layers Codex would load for a session started here (the project's only if trusted).
-    loaded = common.load_rules(PROG, codex_home=codex_home, project=project, cwd=os.getcwd(),
-                               extra_rules=args.rules, consequence="no replay: fix the rules",
-                               status=EXIT_RULES)  # fmt: skip
+    loaded = common.load_config(PROG, codex_home=codex_home, project=project, cwd=os.getcwd(),
+                                extra_rules=args.rules, consequence="no replay: fix the rules",
+                                status=EXIT_RULES)  # fmt: skip
     if isinstance(loaded, int):
         return loaded
-    layers, policy, trust = loaded
-    common.note_ignored_project(PROG, trust)
+    config, policy = loaded
+    layers = config.layers
+    common.note_ignored_project(PROG, config.trust)
+    session = common.session(PROG, config, approval, args.sandbox, status=EXIT_RULES)
+    if isinstance(session, int):
+        return session
 
-    from shellgate.approval.context import ExecContext, SandboxMode
+    from shellgate.approval.context import ExecContext
     from shellgate.replay.engine import replay
     from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import read_sources
 
-    context = ExecContext(approval_policy=approval, sandbox=SandboxMode(args.sandbox))
+    context = ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
+                          fs_policy_has_denied_reads=bool(session.deny_read))
     stats = ReadStats()
     show = _progress() if args.format == "text" and sys.stderr.isatty() else None
     result = replay(read_sources(sources, stats), policy, context, progress=show)

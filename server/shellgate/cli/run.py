@@ -124,7 +124,7 @@ def main(argv: list[str]) -> int:
     if isinstance(approval, int):
         return approval
 
-    from shellgate.approval.context import ExecContext, SandboxMode
+    from shellgate.approval.context import ExecContext
     from shellgate.rules.layers import default_codex_home
 
     # A mistyped project folder must not silently drop its rules (forbidden ones too);
@@ -132,15 +132,18 @@ def main(argv: list[str]) -> int:
     if (bad := common.rules_folders(PROG, None, args.project)) is not None:
         return bad
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    loaded = common.load_rules(
+    loaded = common.load_config(
         PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
         cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
         status=EXIT_RULES_ERROR,
     )  # fmt: skip
     if isinstance(loaded, int):
         return loaded
-    _, policy, trust = loaded
-    common.note_ignored_project(PROG, trust)
+    config, policy = loaded
+    common.note_ignored_project(PROG, config.trust)
+    session = common.session(PROG, config, approval, args.sandbox, status=EXIT_RULES_ERROR)
+    if isinstance(session, int):
+        return session
 
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
     from shellgate.exec.sandbox import NetworkAccess
@@ -152,7 +155,8 @@ def main(argv: list[str]) -> int:
 
     orchestrator = Orchestrator(
         policy, TerminalApprover(),
-        ExecContext(approval_policy=approval, sandbox=SandboxMode(args.sandbox)),
+        ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
+                    fs_policy_has_denied_reads=bool(session.deny_read)),
         codex_home=str(codex_home), writable_roots=tuple(args.writable_root),
         network=NetworkAccess(args.network) if args.network else None,
         approval_timeout=args.approval_timeout, command_timeout=args.timeout,

@@ -81,7 +81,8 @@ def main(argv: list[str]) -> int:
 
     import asyncio
 
-    from shellgate.exec.deny_read import REQUIREMENTS, RequirementsError, managed_deny_read
+    from shellgate.codexconfig.requirements import RequirementsError
+    from shellgate.exec.deny_read import REQUIREMENTS, managed_deny_read
     from shellgate.exec.placeholders import runtime_dir
     from shellgate.exec.probe import probe_sandbox
     from shellgate.exec.runner import run_attempt

@@ -17,38 +17,22 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-SYSTEM_DIR = "/etc/codex"
+from shellgate.codexconfig import SYSTEM_FOLDER as SYSTEM_DIR
+
 REQUIREMENTS = os.path.join(SYSTEM_DIR, "requirements.toml")
 
 
-class RequirementsError(Exception):
-    """requirements.toml cannot be read: nothing runs (Codex refuses to start)."""
-
-
-def managed_deny_read(path: str = REQUIREMENTS) -> tuple[str, ...]:
-    """The deny_read entries of the system requirements (none when the file is absent)."""
-    # Stand-in until the requirements parser of the Codex-config resolver lands: only the one
-    # key the sandbox needs, with the same refusal of a file that does not parse.
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
+def managed_deny_read(system_dir: str = SYSTEM_DIR) -> tuple[str, ...]:
+    """The deny_read entries of the system requirements (none when there is no file), relative
+    ones already resolved against the system folder. Raises RequirementsError as Codex stops."""
+    if not os.path.lexists(os.path.join(system_dir, "requirements.toml")):
         return ()  # the usual case, and on the hook's hot path: nothing imported
-    except OSError as exc:
-        raise RequirementsError(f"{path}: {exc}") from None
-    import tomllib
+    from pathlib import Path
 
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RequirementsError(f"{path}: {exc}") from None
-    fs = (data.get("permissions") or {}).get("filesystem") or {}
-    entries = fs.get("deny_read", []) if isinstance(fs, dict) else []
-    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise RequirementsError(
-            f"{path}: permissions.filesystem.deny_read must be a list of paths or globs"
-        )
-    return tuple(entries)
+    from shellgate.codexconfig.requirements import load_requirements
+
+    req = load_requirements(Path(system_dir))
+    return req.deny_read if req is not None else ()
 
 
 def resolve(entries: Iterable[str], base: str = SYSTEM_DIR) -> tuple[str, ...]:

@@ -148,7 +148,9 @@ class _Grant:
 
 
 def default_codex_home() -> str:
-    return os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    from shellgate.codexconfig import codex_home_folder
+
+    return codex_home_folder()
 
 
 def _default_network() -> NetworkAccess:

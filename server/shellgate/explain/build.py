@@ -18,6 +18,7 @@ from shellgate.approval.requirement import (
     escalation_refusal,
     requirement_for_evaluation,
 )
+from shellgate.codexconfig.session import Session
 from shellgate.explain.model import (
     Danger,
     DecidedBy,
@@ -60,6 +61,7 @@ def explain(
     rules_files: Sequence[tuple[str, str]] = (),
     project: ProjectTrust | None = None,
     warnings: bool = True,
+    session: Session | None = None,
 ) -> Explanation:
     """Explain `command` (an argv, or a script run as `bash -lc SCRIPT`) under `policy`.
     `warnings=False` leaves out what goes beyond Codex, the warnings and the split difference
@@ -139,6 +141,7 @@ def explain(
             rules_files=tuple(rules_files),
             project=project,
             split_difference=difference,
+            session=session,
         )
 
     explanation = build(())

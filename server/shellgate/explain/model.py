@@ -8,6 +8,7 @@ from enum import Enum
 from shellgate.approval.context import ExecContext
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import ExecApprovalRequirement
+from shellgate.codexconfig.session import Session
 from shellgate.rules.decision import Decision
 from shellgate.rules.trust import ProjectTrust
 
@@ -119,3 +120,5 @@ class Explanation:
     rules_files: tuple[tuple[str, str], ...] = ()  # (path, layer) of every file loaded
     project: ProjectTrust | None = None  # the trust that chose the project layers, if known
     split_difference: SplitDifference | None = None
+    # the session's values as the admin's requirements left them (None: not resolved here)
+    session: Session | None = None

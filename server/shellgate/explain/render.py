@@ -22,6 +22,15 @@ def render_text(ex: Explanation) -> str:
             f"{ctx.sandbox_permissions.value}",
         ),
     ]
+    if ex.session is not None and (ex.session.clamped or ex.session.deny_read):
+        asked = ex.session
+        rows.append((
+            "requirements",
+            f"asked for approval {asked.requested_approval.label()}, sandbox "
+            f"{asked.requested_sandbox.value}; the admin's requirements allow what is above"
+            + ("; reads denied: " + ", ".join(asked.deny_read) if asked.deny_read else ""),
+        ))  # fmt: skip
+        rows.extend(("warning", w) for w in asked.warnings)
     if ctx.justification:
         rows.append(("justification", ctx.justification))
     if ex.project is not None and (ex.project.folders or ex.project.source == "flag"):

@@ -30,6 +30,13 @@ def to_json(ex: Explanation) -> dict[str, Any]:
         "segments": [_segment(s) for s in ex.segments],
         "decided_by": ex.decided_by.value,
     }
+    if ex.session is not None:
+        out["context"]["session"] = {
+            "requested_approval_policy": ex.session.requested_approval.to_json(),
+            "requested_sandbox": ex.session.requested_sandbox.value,
+            "deny_read": list(ex.session.deny_read),
+            "warnings": list(ex.session.warnings),
+        }
     if ex.decision is not None:
         out["decision"] = ex.decision.value
     requirement = requirement_to_json(ex.requirement)

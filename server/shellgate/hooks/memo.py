@@ -1,14 +1,15 @@
-"""Decisions kept on disk, so that a hook for a command already judged pays Python's start-up
-and little else (the chain's imports alone cost several times that).
+"""Decisions kept on disk, so that a hook for a command already judged pays Python's start-up and
+little else (the chain's imports alone cost several times that).
 
 The key is everything a decision depends on: the request, HOME and CODEX_HOME, the bytes of
-every rules file and config.toml Codex could load for the cwd (the user's, and each ancestor's
-`.codex/`), which ancestors hold a project root marker (`.git`, or config.toml's
-`project_root_markers`: a new one moves the project root), and ShellGate's decision code. A
-linked worktree (`.git` file) is never kept: its project may live outside the ancestors. Only
-decisions on rules that loaded are kept, as marshal data (nothing in the cache can run code),
-under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's neighbour.
-Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it off.
+every rules file, config.toml and requirements.toml Codex could load for the cwd (the admin's
+`/etc/codex`, the user's, and each ancestor's `.codex/`), which ancestors hold a project root
+marker (`.git`, or config.toml's `project_root_markers`: a new one moves the project root), and
+ShellGate's decision code. A linked worktree (`.git` file) is never kept: its project may live
+outside the ancestors. Only decisions on rules that loaded are kept, as marshal data (nothing
+in the cache can run code), under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's
+neighbour. Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it
+off.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import marshal
 import os
 from collections.abc import Mapping
 
+from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
 from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,8 +29,8 @@ try:  # hashlib would load OpenSSL first (milliseconds at every hook start) for 
 except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
-_VERSION = b"shellgate-hook-memo-1"
-_CODE = ("rules", "shell", "approval", "explain", "hooks", "broker")
+_VERSION = b"shellgate-hook-memo-2"
+_CODE = ("rules", "shell", "approval", "explain", "hooks", "broker", "codexconfig")
 
 
 def _code_stamp(h: Any) -> None:
@@ -99,8 +101,12 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
     try:
         _code_stamp(h)
         home = env.get("HOME", "")
-        codex_home = env.get("CODEX_HOME") or os.path.join(home or "~", ".codex")
+        codex_home = codex_home_folder(env)
         h.update(b"%s\0%s\0%s\0" % (os.fsencode(home), os.fsencode(codex_home), request_key))
+        # the admin's tier: its rules, requirements and config
+        _rules_folder(h, os.path.join(SYSTEM_FOLDER, "rules"))
+        _file(h, os.path.join(SYSTEM_FOLDER, "requirements.toml"))
+        _file(h, os.path.join(SYSTEM_FOLDER, "config.toml"))
         _rules_folder(h, os.path.join(codex_home, "rules"))
         markers = _markers(os.path.join(codex_home, "config.toml"))
         if markers is None:

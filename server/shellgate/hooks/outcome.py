@@ -92,6 +92,9 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
             request, options, decision, "ShellGate: no approval needed under Codex's rules"
         )
     why = decision.reason or "the command needs approval under Codex's rules"
+    warnings = ((decision.explain or {}).get("context") or {}).get("session", {}).get("warnings")
+    if warnings:
+        why += " (requirements: " + "; ".join(warnings) + ")"
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
         text = (
@@ -157,23 +160,24 @@ def shlex_join(argv: tuple[str, ...]) -> str:
 def _allowed(
     request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
 ) -> Resolution:
-    if not isinstance(request.command, str):
-        return Resolution(Verdict.ALLOW, reason)
-    from shellgate.exec.deny_read import managed_deny_read
-
-    # The admin's deny_read holds only inside the sandbox: with it, nothing runs outside one
-    # (a broken requirements file raises, and the hook blocks).
-    denied = bool(managed_deny_read())
-    if options.sandbox is None and not denied:
+    context = (decision.explain or {}).get("context") or {}
+    session = context.get("session") or {}
+    if session.get("warnings"):
+        reason += " (requirements: " + "; ".join(session["warnings"]) + ")"
+    sandbox = options.sandbox
+    if session and context.get("sandbox") != session.get("requested_sandbox"):
+        # the admin's requirements clamped the sandbox: the command runs in the one they allow
+        sandbox = context.get("sandbox")
+    # The admin's deny_read holds only inside the sandbox: with it, nothing runs outside one.
+    denied = bool(session.get("deny_read"))
+    if sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
     if first and not first.get("sandboxed", True) and not denied:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
-    mode = options.sandbox or "danger-full-access"  # `shellgate sandbox` clamps it: read-only
-    wrapped = sandbox_command(request.command, mode, options.network, request.cwd)
-    where = f"the {mode} sandbox" if options.sandbox else "the read-only sandbox (deny_read)"
-    return Resolution(Verdict.ALLOW, reason + f" (in {where})", wrapped)
+    wrapped = sandbox_command(request.command, sandbox, options.network, request.cwd)
+    return Resolution(Verdict.ALLOW, reason + f" (in the {sandbox} sandbox)", wrapped)
 
 
 def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from shellgate.lint.model import RuleCall, contains
 from shellgate.rules.errors import RulesError
 from shellgate.rules.loader import ParsedFile, parse_text, read_rules_file
 from shellgate.rules.rule import NetworkRule, PrefixRule
+from shellgate.rules.source import SourceSpan
 from shellgate.rules.syntax import Call
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -98,6 +100,8 @@ def analyze(
 
 def analyze_file(path: str) -> FileAnalysis:
     """The same for a file on disk; unreadable and non-UTF-8 files are an error finding."""
+    if os.path.basename(path) == "requirements.toml":
+        return analyze_requirements_file(path)
     try:
         text = read_rules_file(path)
     except RulesError as err:
@@ -161,3 +165,39 @@ def _analysis(
         call_lines=tuple(c.span.line for c in parsed.calls),
         rules_by_call={id(c): r for c, r in rule_calls},
     )
+
+
+def analyze_requirements_file(path: str) -> FileAnalysis:
+    """The admin's requirements.toml as a layer: its `[rules]` as rules (layer
+    "requirements"), Codex's error or warnings as findings at the key."""
+    from pathlib import Path
+
+    from shellgate.codexconfig.requirements import (
+        RequirementsError,
+        parse_requirements,
+        read_requirements_text,
+    )
+
+    text = ""
+    rules: tuple[PrefixRule, ...] = ()
+    findings: list[Finding] = []
+    error: RulesError | None = None
+    try:
+        text = read_requirements_text(Path(path)) or ""
+        req = parse_requirements(text, path, base=Path(path).parent)
+        rules = tuple(req.prefix_rules())
+        for w in req.warnings:
+            end = w.column + len(w.key.split(".")[-1])
+            span = SourceSpan(path, w.line, w.column, w.line, end)
+            message = f"Codex ignores `{w.key}` (an unrecognized setting)"
+            findings.append(Finding("requirements-ignored", Severity.WARNING, message, span))
+    except RequirementsError as err:
+        error = err
+        span = SourceSpan(path, max(err.line, 1), max(err.column, 1), max(err.line, 1),
+                          max(err.column, 1) + 1)  # fmt: skip
+        findings.append(Finding("requirements-invalid", Severity.ERROR, err.message, span))
+    return FileAnalysis(
+        path=path, text=text, lines=split_lines(text), digest=digest(text), error=error,
+        calls=(), rule_calls=(), rules=rules, host_executables={}, network_rules=(),
+        findings=tuple(findings),
+    )  # fmt: skip

@@ -7,13 +7,14 @@ the broken files are fixed) and the files that fail (why Codex, today, runs with
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import LayerKind, RulesLayer, discover_layers
+from shellgate.rules.layers import LayerKind, RulesLayer, discover_layers, rules_files
 from shellgate.rules.policy import Policy
 
 
@@ -57,14 +58,25 @@ class MergedPolicy:
 
 
 def discover_layer_files(
-    *, codex_home: Path | None, project_roots: Sequence[Path], extra: Iterable[Path] = ()
+    *,
+    codex_home: Path | None,
+    project_roots: Sequence[Path],
+    extra: Iterable[Path] = (),
+    system_dir: Path | None = None,
 ) -> list[LayerFile]:
-    """Codex's layers (user, then each trusted project, then extra files), deduplicated.
+    """Codex's layers (the admin's /etc/codex/rules, the user's, each trusted project's, extra
+    files, then the admin's requirements.toml), deduplicated.
 
     A layer folder that cannot be listed is skipped here: the loader reports it when it
     matters, and the editor must keep working.
     """
+    from shellgate.codexconfig import SYSTEM_FOLDER
+
+    system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
     layers: list[RulesLayer] = []
+    with contextlib.suppress(RulesError):
+        layers.append(RulesLayer(LayerKind.SYSTEM, str(system / "rules"),
+                                 rules_files(system / "rules")))  # fmt: skip
     roots: list[Path | None] = list(project_roots) or [None]
     for i, root in enumerate(roots):
         try:
@@ -76,6 +88,9 @@ def discover_layer_files(
         except RulesError:
             continue
         layers.extend(found if i == 0 else [x for x in found if x.kind is not LayerKind.USER])
+    requirements = system / "requirements.toml"
+    if requirements.exists():
+        layers.append(RulesLayer(LayerKind.REQUIREMENTS, str(system), (str(requirements),)))
     files: list[LayerFile] = []
     seen: set[str] = set()
     for layer in layers:

@@ -31,6 +31,7 @@ from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+from shellgate.codexconfig import codex_home
 
 if TYPE_CHECKING:  # the rest loads with the first task: the server starts without httpx
     from shellgate.agent.model import ModelClient
@@ -172,7 +173,7 @@ def register(server: ShellGateServer) -> None:
         cwd = params.cwd or (str(ls.session.roots[0]) if ls.session.roots else os.getcwd())
         if not os.path.isdir(cwd):
             raise JsonRpcInvalidParams(f"{START}: cwd {cwd} is not a directory")
-        home = str(ls.session.settings.codex_home or os.path.expanduser("~/.codex"))
+        home = str(ls.session.settings.codex_home or codex_home())
         approver = _ReportingApprover(
             EditorApprover(
                 ls, amendments_file=os.path.join(home, "rules", "default.rules"), timeout=300.0

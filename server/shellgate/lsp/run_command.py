@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from shellgate.approval.cache import ApprovalStore
+from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator
 from shellgate.lsp.approvals import EditorApprover
@@ -96,7 +97,7 @@ def register(server: ShellGateServer) -> None:
             return {"status": "forbidden", "exitCode": None, "stdout": "", "stderr": "",
                     "output": "", "reason": f"the rules do not load: {err}", "notes": [],
                     "attempts": []}  # fmt: skip
-        home = str(ls.session.settings.codex_home or os.path.expanduser("~/.codex"))
+        home = str(ls.session.settings.codex_home or codex_home())
         events: list[str] = []
         orchestrator = Orchestrator(
             merged.policy,

@@ -28,6 +28,7 @@ from typing import Any
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
+from shellgate.codexconfig import codex_home
 from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file
 from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.memo import CheckMemo
@@ -110,8 +111,7 @@ def _json(value: object) -> str:
 
 
 def _default_codex_home() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
+    return codex_home().expanduser()
 
 
 def document_path(uri: str) -> str:

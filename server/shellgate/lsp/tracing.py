@@ -22,7 +22,9 @@ def context_for(
     except ValueError:
         choices = ", ".join(m.value for m in SandboxMode)
         raise ValueError(f"unknown sandbox {raw_sandbox!r} (one of {choices})") from None
-    return ExecContext(approval_policy=policy, sandbox=mode)
+    from shellgate.codexconfig.resolve import managed_context
+
+    return managed_context(policy, mode)
 
 
 def trace(

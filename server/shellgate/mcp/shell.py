@@ -64,7 +64,10 @@ class McpSession:
 
     @property
     def context(self) -> ExecContext:
-        return ExecContext(approval_policy=self.approval_policy, sandbox=self.sandbox)
+        """The session's context after the admin's requirements (Codex's fallback)."""
+        from shellgate.codexconfig.resolve import managed_context
+
+        return managed_context(self.approval_policy, self.sandbox)
 
     def policy(self) -> Policy:
         """The rules Codex would load for a session in the workspace; RulesError when broken."""

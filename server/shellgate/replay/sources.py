@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from shellgate.codexconfig import codex_home_folder
 from shellgate.replay.model import HistoryCommand, ReadStats
 from shellgate.replay.readers import FORMATS, reader_for
 
@@ -30,7 +31,7 @@ def default_sources(env: Mapping[str, str] | None = None) -> tuple[Source, ...]:
     data = env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
     state = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
     zdot = env.get("ZDOTDIR") or home
-    codex = env.get("CODEX_HOME") or os.path.join(home, ".codex")
+    codex = codex_home_folder(env)
     claude = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     candidates = [
         Source("bash", os.path.join(home, ".bash_history")),

@@ -24,7 +24,7 @@ from shellgate.rules.policy import Policy
 from shellgate.rules.rule import NetworkRule, PrefixRule
 from shellgate.rules.source import SourceSpan
 
-_CACHE_VERSION = 2  # 2: rules keep canonical_matching
+_CACHE_VERSION = 3  # 2: rules keep canonical_matching; 3: system and requirements layers
 _DECISIONS = {d.value: d for d in Decision}
 
 
@@ -61,9 +61,12 @@ def cache_path(layers: Sequence[RulesLayer]) -> str | None:
     h = blake2b(digest_size=32)
     try:
         code_dir = os.path.dirname(rules.__file__)
+        # the rules code, and requirements.toml's parser (codexconfig) next to it
+        dirs = (code_dir, os.path.join(os.path.dirname(code_dir), "codexconfig"))
         stamp = [
-            f"{n}:{os.stat(os.path.join(code_dir, n)).st_mtime_ns}"
-            for n in sorted(os.listdir(code_dir))
+            f"{n}:{os.stat(os.path.join(d, n)).st_mtime_ns}"
+            for d in dirs
+            for n in sorted(os.listdir(d))
             if n.endswith(".py")
         ]
         h.update(repr([_CACHE_VERSION, os.getcwd(), os.environ.get("HOME", ""), stamp]).encode())

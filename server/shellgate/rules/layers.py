@@ -1,9 +1,12 @@
 """Where Codex finds rules: its config layers' `rules/*.rules`, lowest precedence first.
 
+- system: `/etc/codex/rules/*.rules` (the admin's; `shellgate.codexconfig.resolve`);
 - user: `$CODEX_HOME/rules/*.rules` (`~/.codex` when CODEX_HOME is unset or empty);
 - project: `<folder>/.codex/rules/*.rules`, only for folders Codex trusts (`rules.trust` reads
   Codex's config.toml and builds the layers for a cwd; here the caller names the project);
-- cli: files named on the command line (`--rules`), last, in the order given.
+- cli: files named on the command line (`--rules`), in the order given;
+- requirements: the `[rules] prefix_rules` of `/etc/codex/requirements.toml`, merged last
+  (admin rules that only prompt or forbid: the strictest decision wins anyway).
 
 In a folder: regular files (symlinks are skipped, as Codex's `DirEntry::file_type` does) whose
 extension is exactly `rules`, sorted by name; a missing folder holds none. Every rule keeps its
@@ -19,15 +22,19 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from shellgate.codexconfig import codex_home
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import NetworkRule, PrefixRule
 
 
 class LayerKind(Enum):
+    SYSTEM = "system"  # /etc/codex/rules: the admin's, lowest precedence
     USER = "user"
     PROJECT = "project"
     CLI = "cli"
+    # /etc/codex/requirements.toml's [rules]: merged after every rules file
+    REQUIREMENTS = "requirements"
 
 
 @dataclass(frozen=True)
@@ -43,12 +50,7 @@ class RulesLayer:
         return self.kind.value
 
 
-def default_codex_home(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    home = env.get("CODEX_HOME")
-    if home:
-        return Path(home)
-    return Path(env.get("HOME") or Path.home()) / ".codex"
+default_codex_home = codex_home  # the one computation lives in shellgate.codexconfig
 
 
 def rules_files(rules_dir: Path) -> tuple[str, ...]:
@@ -98,6 +100,9 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
     network: list[NetworkRule] = []
     hosts: dict[str, tuple[str, ...]] = {}
     for layer in layers:
+        if layer.kind is LayerKind.REQUIREMENTS:
+            rules.extend(_requirements_rules(layer))
+            continue
         for path in layer.files:
             # parse_text rather than load_policy: it keeps every rule's span for explanations.
             from shellgate.rules.loader import parse_text, read_rules_file
@@ -109,3 +114,17 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
             network.extend(parsed.network_rules)
             hosts = dict(parsed.host_executables)
     return Policy(rules, network, hosts)
+
+
+def _requirements_rules(layer: RulesLayer) -> list[PrefixRule]:
+    """The managed rules of requirements.toml; RequirementsError (a RulesError) when the file
+    is not what Codex accepts."""
+    from shellgate.codexconfig.requirements import parse_requirements, read_requirements_text
+
+    out: list[PrefixRule] = []
+    for path in layer.files:
+        text = read_requirements_text(Path(path))
+        if text is not None:
+            base = Path(path).parent
+            out.extend(parse_requirements(text, path, base=base).prefix_rules())
+    return out

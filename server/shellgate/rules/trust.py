@@ -31,7 +31,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import LayerKind, RulesLayer, default_codex_home, rules_files
+from shellgate.rules.layers import RulesLayer
 
 TrustStatus = Literal["trusted", "untrusted", "unknown"]
 DEFAULT_ROOT_MARKERS = (".git",)
@@ -142,13 +142,18 @@ def read_config(path: Path) -> dict[str, object]:
             code="config-parse",
         ) from None  # fmt: skip
     except tomllib.TOMLDecodeError as exc:
-        found = _TOML_POSITION.match(str(exc))
-        if found is None:
-            raise ConfigError(str(exc), path=str(path), code="config-parse") from None
+        message, line, column = toml_error_position(exc)
         raise ConfigError(
-            found["message"], path=str(path), line=int(found["line"]),
-            column=int(found["col"]), code="config-parse",
-        ) from None  # fmt: skip
+            message, path=str(path), line=line, column=column, code="config-parse"
+        ) from None
+
+
+def toml_error_position(exc: Exception) -> tuple[str, int, int]:
+    """tomllib's error as (message, line, column); (str(exc), 0, 0) when it names none."""
+    found = _TOML_POSITION.match(str(exc))
+    if found is None:
+        return str(exc), 0, 0
+    return found["message"], int(found["line"]), int(found["col"])
 
 
 def _position(path: Path, *anchors: str) -> tuple[int, int]:
@@ -262,13 +267,26 @@ def _worktree_main_root(dot_git: Path) -> Path | None:
 
 
 _Signature = tuple[int, int, int, int]
-_CONFIGS: dict[Path, tuple[_Signature, Mapping[str, str], tuple[str, ...]]] = {}
+_CONFIGS: dict[Path, tuple[_Signature, ConfigFile]] = {}
+_APPROVAL_VALUES = ("on-failure", "on-request", "never")  # "untrusted": refused (below)
+_SANDBOX_VALUES = ("read-only", "workspace-write", "danger-full-access")
 
 
-def _trust_config(path: Path) -> tuple[Mapping[str, str], tuple[str, ...]]:
-    """(trust levels, root markers) of config.toml, kept while the file is unchanged: tomllib
-    takes tens of milliseconds for a config with hundreds of projects, and the editor and the
-    broker ask for every command. Errors are never kept."""
+@dataclass(frozen=True)
+class ConfigFile:
+    """What ShellGate takes from one config.toml (system, user or a project's)."""
+
+    path: Path
+    levels: Mapping[str, str]  # [projects."…"] trust_level
+    markers: tuple[str, ...]  # project_root_markers
+    approval_policy: object | None  # a policy name, or a {granular = {…}} table
+    sandbox_mode: str | None
+
+
+def read_config_file(path: Path) -> ConfigFile:
+    """config.toml's trust entries, root markers and session values, kept while the file is
+    unchanged: tomllib takes tens of milliseconds for a config with hundreds of projects, and
+    the editor and the broker ask for every command. Errors are never kept."""
     try:
         st = path.stat()
         signature: _Signature | None = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -276,14 +294,46 @@ def _trust_config(path: Path) -> tuple[Mapping[str, str], tuple[str, ...]]:
         signature = None
     kept = _CONFIGS.get(path)
     if signature is not None and kept is not None and kept[0] == signature:
-        return kept[1], kept[2]
+        return kept[1]
     config = read_config(path)
-    levels = MappingProxyType(_trust_levels(config, path))
-    markers = _root_markers(config, path)
+    approval, sandbox = _session_values(config, path)
+    found = ConfigFile(path, MappingProxyType(_trust_levels(config, path)),
+                       _root_markers(config, path), approval, sandbox)  # fmt: skip
     # A file changed within the clock's granularity may change again unseen ("racy git")
     if signature is not None and time.time_ns() - signature[2] > 2_000_000_000:
-        _CONFIGS[path] = (signature, levels, markers)
-    return levels, markers
+        _CONFIGS[path] = (signature, found)
+    return found
+
+
+def _session_values(config: Mapping[str, object], path: Path) -> tuple[object | None, str | None]:
+    """approval_policy and sandbox_mode as Codex reads them from a config file."""
+    approval = config.get("approval_policy")
+    if approval == "untrusted":
+        raise _type_error(
+            path, 'approval_policy = "untrusted" is no longer supported; remove this setting',
+            r"(?m)^[ \t]*(?=approval_policy[ \t]*=)",
+        )  # fmt: skip
+    if approval is not None and approval not in _APPROVAL_VALUES and not (
+        isinstance(approval, dict) and set(approval) == {"granular"}
+    ):
+        raise _type_error(
+            path, f"approval_policy: unknown variant {approval!r}, expected one of "
+            + ", ".join(f"`{v}`" for v in _APPROVAL_VALUES) + " or a granular table",
+            r"(?m)^[ \t]*approval_policy[ \t]*=[ \t]*",
+        )  # fmt: skip
+    sandbox = config.get("sandbox_mode")
+    if sandbox is not None and sandbox not in _SANDBOX_VALUES:
+        raise _type_error(
+            path, f"sandbox_mode: unknown variant {sandbox!r}, expected one of "
+            + ", ".join(f"`{v}`" for v in _SANDBOX_VALUES),
+            r"(?m)^[ \t]*sandbox_mode[ \t]*=[ \t]*",
+        )  # fmt: skip
+    return approval, sandbox if isinstance(sandbox, str) else None
+
+
+def _trust_config(path: Path) -> tuple[Mapping[str, str], tuple[str, ...]]:
+    found = read_config_file(path)
+    return found.levels, found.markers
 
 
 def project_trust(cwd: Path, *, codex_home: Path) -> ProjectTrust:
@@ -346,21 +396,14 @@ def codex_layers_for(
     extra_rules: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     project: Path | None = None,
+    system_dir: Path | None = None,
 ) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
-    """The rule layers Codex would load for a session in `cwd`, from disk, and the trust that
-    chose them: the user layer, each trusted project folder's `.codex/rules` (root first), then
-    `extra_rules` (ShellGate's command-line layer). Raises ConfigError on a broken config.toml.
-    `project` (`--project DIR`) replaces Codex's trust by the caller's: DIR's rules load."""
-    home = codex_home if codex_home is not None else default_codex_home(env)
-    if project is not None:
-        trust = trusted_project(project, cwd=cwd, codex_home=home)
-    else:
-        trust = project_trust(cwd, codex_home=home)
-    layers = [RulesLayer(LayerKind.USER, str(home / "rules"), rules_files(home / "rules"))]
-    for folder in trust.folders:
-        if folder.trusted:
-            rules = folder.folder / ".codex" / "rules"
-            layers.append(RulesLayer(LayerKind.PROJECT, str(rules), rules_files(rules)))
-    if extra_rules:
-        layers.append(RulesLayer(LayerKind.CLI, None, tuple(str(p) for p in extra_rules)))
-    return tuple(layers), trust
+    """The rule layers Codex would load for a session in `cwd`, and the trust that chose
+    them: `shellgate.codexconfig.resolve.resolve(...)`'s layers and trust (system, user, each
+    trusted project folder's `.codex/rules`, `extra_rules`, the requirements). Raises
+    ConfigError on a broken config.toml, RequirementsError on a broken requirements.toml."""
+    from shellgate.codexconfig.resolve import resolve
+
+    found = resolve(cwd, codex_home=codex_home, extra_rules=extra_rules, env=env,
+                    project=project, system_dir=system_dir)  # fmt: skip
+    return found.layers, found.trust

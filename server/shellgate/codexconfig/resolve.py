@@ -1,0 +1,170 @@
+"""Codex's configuration for a session in a cwd, as Codex 0.169.0/0.171.0 resolve it.
+
+`resolve(cwd)` reads the tiers once, lowest precedence first:
+- system: `/etc/codex/` (`config.toml`, `rules/*.rules`, `requirements.toml`); no environment
+  variable moves it (`system_dir` is for tests);
+- user: `$CODEX_HOME` (`~/.codex`): `config.toml` (trust, values), `rules/*.rules`;
+- project: `.codex/` of each trusted folder from the project root to cwd (`rules.trust`);
+- the session's flags (`CodexConfig.session`), which beat every file;
+then the admin's `requirements.toml` overlays all of it: its rules are merged after every rules
+file (the strictest decision wins), its `allowed_approval_policies` / `allowed_sandbox_modes`
+clamp the session's values (Codex's fallback and warning), its `deny_read` clamps a requested
+danger-full-access to read-only.
+
+Every entry point (explain, run, agent, the hooks and the broker, MCP, replay, import's round
+trip, the language server) gets its rules and session values from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
+from shellgate.codexconfig.session import Session, SessionError, clamp
+from shellgate.rules.errors import RulesError
+from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
+
+if TYPE_CHECKING:
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
+    from shellgate.codexconfig.requirements import Requirements
+    from shellgate.rules.trust import ConfigFile, ProjectTrust
+
+__all__ = ["SYSTEM_DIR", "CodexConfig", "Session", "SessionError", "codex_home", "resolve"]
+
+SYSTEM_DIR = Path(SYSTEM_FOLDER)
+
+@dataclass(frozen=True)
+class CodexConfig:
+    """Everything Codex resolves for a session in `cwd` before a command is judged."""
+
+    cwd: Path
+    system_dir: Path
+    codex_home: Path
+    trust: ProjectTrust
+    layers: tuple[RulesLayer, ...]  # system, user, project…, cli, requirements
+    requirements: Requirements | None
+    # approval_policy / sandbox_mode from the config files (project over user over system),
+    # with the file that set each; None: no file sets it
+    approval_policy: tuple[object, Path] | None = None
+    sandbox_mode: tuple[str, Path] | None = None
+    config_files: tuple[Path, ...] = field(default=())
+
+    def session(
+        self,
+        approval_policy: ApprovalPolicy | None = None,
+        sandbox: SandboxMode | None = None,
+        *,
+        default_approval: ApprovalPolicy | None = None,
+        default_sandbox: SandboxMode | None = None,
+    ) -> Session:
+        """The session's values: the flags given, else the config files', else the entry
+        point's defaults (on-request, workspace-write); then the requirements' clamp. Raises
+        SessionError for `never` with a danger-full-access the requirements do not allow."""
+        from shellgate.approval.context import ON_REQUEST, ApprovalPolicy, SandboxMode
+
+        if approval_policy is None and self.approval_policy is not None:
+            try:
+                approval_policy = ApprovalPolicy.parse(self.approval_policy[0])
+            except ValueError as exc:  # read_config_file checked the name; a bad granular table
+                raise RulesError(str(exc), path=str(self.approval_policy[1]),
+                                 code="config-type") from None  # fmt: skip
+        if sandbox is None and self.sandbox_mode is not None:
+            sandbox = SandboxMode(self.sandbox_mode[0])
+        requested_a = approval_policy or default_approval or ON_REQUEST
+        requested_s = sandbox or default_sandbox or SandboxMode.WORKSPACE_WRITE
+        return clamp(self.requirements, requested_a, requested_s)
+
+
+def resolve(
+    cwd: Path,
+    *,
+    codex_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    system_dir: Path | None = None,
+    project: Path | None = None,
+    extra_rules: Sequence[str] = (),
+) -> CodexConfig:
+    """Codex's configuration for a session in `cwd` (absolute). `project` (`--project DIR`)
+    replaces Codex's trust by the caller's; `extra_rules` (`--rules`) is ShellGate's
+    command-line layer. Raises ConfigError (a config.toml Codex refuses), RequirementsError
+    (a requirements.toml Codex refuses) or RulesError (a rules folder that cannot be read)."""
+    from shellgate.rules.trust import project_trust, read_config_file, trusted_project
+
+    system = SYSTEM_DIR if system_dir is None else system_dir
+    home = codex_home if codex_home is not None else _default_home(env)
+    if project is not None:
+        trust = trusted_project(project, cwd=cwd, codex_home=home)
+    else:
+        trust = project_trust(cwd, codex_home=home)
+    layers = [
+        RulesLayer(LayerKind.SYSTEM, str(system / "rules"), rules_files(system / "rules")),
+        RulesLayer(LayerKind.USER, str(home / "rules"), rules_files(home / "rules")),
+    ]
+    configs = [system / "config.toml", home / "config.toml"]
+    for folder in trust.folders:
+        if folder.trusted:
+            dot = folder.folder / ".codex"
+            layers.append(RulesLayer(LayerKind.PROJECT, str(dot / "rules"),
+                                     rules_files(dot / "rules")))  # fmt: skip
+            configs.append(dot / "config.toml")
+    if extra_rules:
+        layers.append(RulesLayer(LayerKind.CLI, None, tuple(str(p) for p in extra_rules)))
+    requirements = _requirements(system)
+    if requirements is not None:
+        layers.append(RulesLayer(LayerKind.REQUIREMENTS, str(system), (requirements.path,)))
+    approval: tuple[object, Path] | None = None
+    sandbox: tuple[str, Path] | None = None
+    for path in configs:  # lowest first: a later file's value wins
+        found: ConfigFile = read_config_file(path)
+        if found.approval_policy is not None:
+            approval = (found.approval_policy, path)
+        if found.sandbox_mode is not None:
+            sandbox = (found.sandbox_mode, path)
+    return CodexConfig(Path(cwd), system, home, trust, tuple(layers), requirements, approval,
+                       sandbox, tuple(configs))  # fmt: skip
+
+
+def _default_home(env: Mapping[str, str] | None) -> Path:
+    return codex_home(env)
+
+
+def _requirements(system: Path) -> Requirements | None:
+    """requirements.toml typed, or None; imported only when the file exists (the hook's start
+    pays for tomllib only on a machine with a managed tier)."""
+    import os
+
+    if not os.path.lexists(system / "requirements.toml"):
+        return None
+    from shellgate.codexconfig.requirements import load_requirements
+
+    return load_requirements(system)
+
+
+def managed_session(
+    approval: ApprovalPolicy, sandbox: SandboxMode, *, system_dir: Path | None = None
+) -> Session:
+    """The requirements' clamp of a session whose flags are known (the editor's settings, an
+    MCP session): `resolve(...).session(...)` without the rest. Raises RequirementsError or
+    SessionError as Codex would stop."""
+    return clamp(_requirements(SYSTEM_DIR if system_dir is None else system_dir), approval,
+                 sandbox)  # fmt: skip
+
+
+def managed_context(policy: ApprovalPolicy, mode: SandboxMode) -> ExecContext:
+    """The context after the admin's requirements (/etc/codex/requirements.toml): Codex's
+    fallback for a disallowed policy or sandbox. A broken requirements file is reported by the
+    merged layers (nothing runs); a session Codex refuses is a ValueError for the user."""
+    from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.requirements import RequirementsError
+
+    try:
+        session = managed_session(policy, mode)
+    except SessionError as exc:
+        raise ValueError(exc.message) from None
+    except RequirementsError:
+        return ExecContext(approval_policy=policy, sandbox=mode)
+    return ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
+                       fs_policy_has_denied_reads=bool(session.deny_read))  # fmt: skip
