@@ -81,15 +81,21 @@ def test_install_writes_each_admin_file_and_uninstall_keeps_the_admins_own(home:
     assert not (etc["gemini-cli"] / "policies" / "shellgate.toml").exists()
 
 
-def test_a_requirements_file_ours_cannot_fit_in_is_left_alone(home: Home) -> None:
+@pytest.mark.parametrize(
+    "original",
+    [
+        "hooks = { PreToolUse = [] }\n",  # ours cannot be added as [[hooks.PreToolUse]]
+        '[rules]\nprefix_rules = [{ pattern = [{ token = "x" }], decision = "allow" }]\n',
+    ],
+)
+def test_a_requirements_file_ours_cannot_fit_in_is_left_alone(home: Home, original: str) -> None:
     etc = etc_dirs(home)
-    original = 'hooks = { PreToolUse = [] }\n'
     (etc["codex"] / "requirements.toml").write_text(original)
     command = [sys.executable, "-m", "shellgate", "hook", "install", "codex", "--scope", "managed"]
     done = subprocess.run(etc_overlay_argv(home.root / "s", etc, command), env=home.env(),
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 1
-    assert "/etc/codex/requirements.toml:" in done.stderr and "nothing was written" in done.stderr
+    assert "/etc/codex/requirements.toml" in done.stderr and "nothing was written" in done.stderr
     assert (etc["codex"] / "requirements.toml").read_text() == original
 
 

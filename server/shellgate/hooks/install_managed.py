@@ -24,7 +24,15 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from shellgate.config_edit import Backup, Change, json_text, parse_toml, read_toml, save
+from shellgate.config_edit import (
+    Backup,
+    Change,
+    ConfigError,
+    json_text,
+    parse_toml,
+    read_toml,
+    save,
+)
 from shellgate.hooks import install
 
 CODEX_REQUIREMENTS = Path("/etc/codex/requirements.toml")
@@ -74,6 +82,12 @@ def install_codex(path: Path, flags: list[str], uninstall: bool) -> list[Change]
             text += "\n"
         text += codex_block(install.hook_command("codex", flags))
     parse_toml(path, text, "ShellGate's [hooks] would not fit in it")
+    from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
+
+    try:  # never leave a file that stops Codex (and every ShellGate entry point) from starting
+        parse_requirements(text, str(path), base=path.parent)
+    except RequirementsError as exc:
+        raise ConfigError(f"{exc}; nothing was written") from None
     return _saved(path, text, "removed" if uninstall else "managed PreToolUse + "
                   "PermissionRequest hooks for Bash")  # fmt: skip
 
