@@ -356,6 +356,9 @@ def _sequence(inner: str) -> list[str] | None:
 # --- scripts -----------------------------------------------------------------------------
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_BRACE_COMMAND = re.compile(
+    r"(^|[;&|(\n])([ \t]*(?:(?:then|do|else|elif|if|while|until|!)[ \t]+)*)\{(?=[^\s{}]*,\S*\})"
+)
 _IFS_SET = re.compile(r"(?<![A-Za-z0-9_])IFS\+?=|read\b[^\n;|&]*\bIFS\b")
 
 
@@ -377,6 +380,14 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
     if "IFS" in script and _IFS_SET.search(script):
         ctx.ifs_default = False  # the script sets IFS: $IFS splits where bash decides
     root = tree.root_node
+    if root.has_error and "{" in script:
+        # `{rm,-rf,x}` where a command starts is brace expansion to bash (a group needs a blank
+        # after `{`), an error to tree-sitter: the tree of the script with `_` for that brace
+        # (same offsets; the words are still read from the script itself)
+        braced = _BRACE_COMMAND.sub(r"\1\2_", script)
+        again = parse(braced) if braced != script else None
+        if again is not None and not again[0].root_node.has_error:
+            root = again[0].root_node
     if root.has_error:
         ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
     stack = [root]
