@@ -504,6 +504,8 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
             target = r.child_by_field_name("destination")
             if op == "<" and target is not None and target.type == "process_substitution":
                 found = (None, "input from a process substitution", None)
+            elif op == "<":
+                found = ("", "<", None)  # a script file: the rules judge the shell, as `sh FILE`
     if found is not None:
         return found
     statement = parent if parent is not None and parent.type == "redirected_statement" else node
@@ -603,6 +605,9 @@ def _argv(
         if not rest:
             return True
         moved = frozenset(i - start for i in dynamic if i >= start)
+        if label == "xargs":  # `xargs -I{} CMD {}`: the replaced words come at run time
+            marker = _xargs_replace(words[:start])
+            moved |= {k for k, w in enumerate(rest) if marker and marker in w}
         if 0 in moved:
             why = f"`{label}` runs `{rest[0]}`"
             return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
@@ -611,14 +616,15 @@ def _argv(
     def source(text_: str, index: int | None, label: str) -> bool:
         if index is not None and index in dynamic:
             why = f"`{label}` runs shell source from an expansion"
-            return ctx.add(Run((), (*via, label), unknowable=why))
+            if not ctx.add(Run((), (*via, label), unknowable=why)):
+                return False  # and its text as written, for the commands it names literally
         _script(text_, (*via, label), depth + 1, ctx)
         return len(ctx.out) < MAX_RUNS
 
     if name in SHELLS or (name in _BOXES and words[1:2] in (("sh",), ("ash",), ("bash",))):
         shell = words[1:] if name in _BOXES else words
         offset = 1 if name in _BOXES else 0
-        return _shell(shell, offset, dynamic, via, depth, ctx, stdin, source)
+        return _shell(shell, offset, dynamic, via, ctx, stdin, source, open_tail)
     if name == "eval":
         if any(i > 0 for i in dynamic):
             return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of an expansion"))
@@ -677,13 +683,15 @@ def _shell(
     offset: int,
     dynamic: frozenset[int],
     via: tuple[str, ...],
-    depth: int,
     ctx: _Ctx,
     stdin: _Stdin | None,
     source: _Source,
+    open_tail: bool,
 ) -> bool:
     """A shell's options: `-c SCRIPT` (anywhere among them), a script file operand, or a
-    script read on its input (`-s`, `-`, no operand)."""
+    script read on its input (`-s`, `-`, no operand): known only from a here-string, a
+    here-document or a literal pipe (`_stdin_of`); any other input is run-time (`echo x |
+    { bash; }`, `>(sh)`, a shell inside a script that was itself piped in)."""
     label = executable_name_lookup_key(argv[0]) or argv[0]
     i, dash_c, reads_stdin = 1, False, False
     while i < len(argv):
@@ -704,6 +712,8 @@ def _shell(
             i += 1 + sum(1 for letter in arg[1:] if letter in "oO")
             continue
         break
+    if i >= len(argv) and open_tail:  # `xargs sh -c`, `xargs bash`: the script comes later
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` gets its script from input"))
     if dash_c:
         if i >= len(argv):
             return True
@@ -716,7 +726,7 @@ def _shell(
         if operand not in ("/dev/stdin", "/proc/self/fd/0"):
             return True  # a script file: the rules judge `bash FILE`
     if stdin is None:
-        return True
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads a script on its input"))
     content, how, doubt = stdin
     if content is None:
         return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads {how}"))
@@ -725,6 +735,19 @@ def _shell(
     ):
         return False
     return source(content, None, f"{how} {label}")
+
+
+def _xargs_replace(options: tuple[str, ...]) -> str | None:
+    """The replace string of xargs' `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`)."""
+    for i, word in enumerate(options):
+        if word == "-I" and i + 1 < len(options):
+            return options[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word.startswith(("-i", "--replace")):
+            value = word.split("=", 1)[1] if "=" in word else word[2:] if word[:2] == "-i" else ""
+            return value or "{}"
+    return None
 
 
 def _watch(words: tuple[str, ...], inner: Callable[..., bool], source: _Source) -> bool:
