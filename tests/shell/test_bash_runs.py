@@ -56,6 +56,8 @@ RUNS = [
     ("find . -exec rm {} +", ("rm", "{}")),
     ("git -C . -c a=b --no-pager push", ("git", "push")),
     ("ls | cat\nrm x && true", ("rm", "x")),
+    ("r\\ m x", ("r m", "x")),
+    ("cp My\\ File.txt a\\ \\ b \\ c", ("cp", "My File.txt", "a  b", " c")),
 ]
 
 

@@ -424,7 +424,7 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
     """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
     ends). False once the bound is reached."""
-    groups: list[list[list[Node]]] = [[]]  # commands -> words -> nodes
+    groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
     previous: Node | None = None
     for child in node.children:
         if child.type in _REDIRECTS or child.type == "variable_assignment":
@@ -434,21 +434,22 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             continue
         gap = src[previous.end_byte : child.start_byte] if previous is not None else None
         if gap is not None and not gap.replace(b"\\\n", b""):
-            groups[-1][-1].append(child)  # nothing between (or a line continuation): one word
+            groups[-1][-1][1] = child.end_byte  # nothing between (a line continuation): one word
+        elif gap is not None and _crosses_line(gap):
+            groups.append([[child.start_byte, child.end_byte]])  # bash ends the command here
+        elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
+            _escaped_gap(groups[-1], gap, child.start_byte, child.end_byte)  # `a\ b`: one word
         else:
-            if gap is not None and _crosses_line(gap):
-                groups.append([])  # tree-sitter glued the next line on; bash ends it here
-            elif gap is not None and gap.replace(b"\\\n", b"").strip(b" \t"):
+            if gap is not None and gap.strip(b" \t"):
                 shown = gap.decode("utf-8", "surrogateescape").encode("unicode_escape").decode()
                 ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
-            groups[-1].append([child])
+            groups[-1].append([child.start_byte, child.end_byte])
         previous = child
     input_text = _stdin_of(node, src, ctx)
     for n, words in enumerate(groups):
         if not words:
             continue
-        raws = [src[w[0].start_byte : w[-1].end_byte].decode("utf-8", "surrogateescape")
-                for w in words]  # fmt: skip
+        raws = [src[a:b].decode("utf-8", "surrogateescape") for a, b in words]
         argv: list[str] = []
         dynamic: set[int] = set()
         for raw in raws:
@@ -467,6 +468,38 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
             return False
     return True
+
+
+# Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
+# an escaped blank as part of a word.
+_ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
+
+
+def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
+    """Bash's words over `gap` (blanks and escaped blanks, from `words[-1]`'s end) and the
+    next word (`start`..`end`): a piece with no unescaped blank before it extends the word
+    before; one with none after it starts the next word; others are words of their own."""
+    base = start - len(gap)
+    piece: int | None = 0  # where the current piece starts in the gap; 0: glued to the word
+    i = 0
+    while i < len(gap):
+        if gap[i : i + 1] == b"\\":
+            if piece is None:
+                piece = i
+            i += 2
+            continue
+        if piece == 0:
+            words[-1][1] = base + i
+        elif piece is not None:
+            words.append([base + piece, base + i])
+        piece = None
+        i += 1
+    if piece == 0:
+        words[-1][1] = end
+    elif piece is not None:
+        words.append([base + piece, end])
+    else:
+        words.append([start, end])
 
 
 def _crosses_line(between: bytes) -> bool:
