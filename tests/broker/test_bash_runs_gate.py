@@ -56,7 +56,7 @@ FORBIDDEN = [
     "echo rm -rf x | sh", r"printf 'rm -rf x\n' | sh", "bash -s <<'EOF'\nrm -rf x\nEOF",
     "sh <<EOF\nrm -rf x\nEOF", "cat <<'E' | bash\nrm -rf x\nE", "eval 'rm -rf x'",
     "eval rm -rf x", "sudo bash -c 'rm x'", "nice sh -c 'dash -c \"rm -rf x\"'",
-    "echo 'rm x' | sh -s", "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
+    "echo 'rm x' | sh -s", "printf '%s\\n' 'rm -rf x' | bash", "fish -c 'rm x'", "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
     "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "builtin eval 'rm x'", "su - root -c 'rm x'",
     # git's global options
     "git -C . push origin main", "git -c k=v push", "git --no-pager push",

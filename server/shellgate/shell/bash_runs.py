@@ -42,7 +42,7 @@ MAX_BRACE = 64  # words one brace expansion may give before it counts as run-tim
 MAX_WORD = 1 << 16  # characters; a longer word is read as run-time, not scanned
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
-                    "pdksh", "ksh93", "rbash", "busybox-sh"})  # fmt: skip
+                    "pdksh", "ksh93", "rbash", "busybox-sh", "fish", "csh", "tcsh"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -557,6 +557,23 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
     return None if body is None else _piped_text(body, src, ctx)
 
 
+def _printf(fmt: str, args: Sequence[str]) -> str | None:
+    """What `printf FMT ARGS...` writes, for formats of `%s` and `\\n \\t \\\\` only (the
+    format is reused while arguments remain, as printf does); None for others."""
+    if re.search(r"%[^s]|%$|\\[^nt\\]|\\$", fmt):
+        return None
+    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    parts = fmt.split("%s")
+    per = len(parts) - 1
+    out, rest = [], list(args)
+    while True:
+        taken, rest = rest[:per], rest[per:]
+        out.append(parts[0])
+        out += [(taken[k] if k < len(taken) else "") + part for k, part in enumerate(parts[1:])]
+        if not rest or per == 0:
+            return "".join(out)
+
+
 def _heredoc(r: Node, src: bytes) -> _Stdin:
     start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
     body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
@@ -598,12 +615,9 @@ def _piped_text(stage: Node, src: bytes, ctx: _Ctx) -> _Stdin:
                 return unknown
             args = args[1:]
         return (" ".join(args), "echo |", None)
-    if name == "printf" and len(words) >= 2 and "%" not in words[1]:
-        fmt = words[1]
-        if re.search(r"\\[^n\\t]", fmt):
-            return unknown
-        text_ = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
-        return (text_, "printf |", None)
+    if name == "printf" and len(words) >= 2:
+        text_ = _printf(words[1], words[2:])
+        return unknown if text_ is None else (text_, "printf |", None)
     if name == "cat" and len(words) == 1:
         return _stdin_of(command, src, ctx) or unknown
     return unknown
