@@ -56,7 +56,8 @@ FORBIDDEN = [
     "echo rm -rf x | sh", r"printf 'rm -rf x\n' | sh", "bash -s <<'EOF'\nrm -rf x\nEOF",
     "sh <<EOF\nrm -rf x\nEOF", "cat <<'E' | bash\nrm -rf x\nE", "eval 'rm -rf x'",
     "eval rm -rf x", "sudo bash -c 'rm x'", "nice sh -c 'dash -c \"rm -rf x\"'",
-    "echo 'rm x' | sh -s", "printf '%s\\n' 'rm -rf x' | bash", "fish -c 'rm x'", "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
+    "echo 'rm x' | sh -s", "printf '%s\\n' 'rm -rf x' | bash", "fish -c 'rm x'",
+    "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
     "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "builtin eval 'rm x'", "su - root -c 'rm x'",
     # git's global options
     "git -C . push origin main", "git -c k=v push", "git --no-pager push",
@@ -156,3 +157,20 @@ def test_a_large_script_is_decided_quickly(gate: World, tmp_path: Path) -> None:
     many = "ls; " * 20000 + "rm x"
     assert _ask(gate, many)[0] in ("forbidden", "prompt")
     assert time.perf_counter() - start < 30  # a bound on the work, not a speed target
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("sudo", "rm", "x"),
+        ("env", "sh", "-c", "rm x"),
+        ("/bin/bash", "-e", "-c", "rm x"),
+        ("bash", "-c", r"\rm x"),
+        ("timeout", "5", "git", "-C", ".", "push"),
+        ("find", ".", "-exec", "curl", "{}", ";"),
+    ],
+)
+def test_an_argv_is_judged_as_exec_runs_it(gate: World, argv: tuple[str, ...]) -> None:
+    """The MCP `shell` tool and Codex's argv requests: no shell reads the argv itself."""
+    d = decide(AgentRequest("mcp", "s", str(gate.project), argv))
+    assert d.decision == "forbidden" and d.hidden, (argv, d.reason)
