@@ -36,10 +36,11 @@ from shellgate.approval.requirement import (
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Fallback, Policy
 from shellgate.rules.rule import PrefixRule
-from shellgate.shell.bash_runs import UNKNOWABLE, Run, argv_runs, bash_runs
+from shellgate.shell.bash_runs import UNKNOWABLE, Run, argv_runs, bash_runs, runs_arguments
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import try_join
 from shellgate.shell.split import extract_shell_script
+from shellgate.shell.tsbash import read_split
 
 __all__ = ["UNKNOWABLE", "Beyond", "beyond_codex", "gate_requirement", "runs_of"]
 
@@ -82,6 +83,11 @@ def beyond_codex(
     """The stricter requirement the commands bash runs impose, or None when Codex's stands."""
     if isinstance(codex, Forbidden):
         return None
+    extracted = extract_shell_script(argv)
+    if extracted is not None:  # most scripts: plain commands Codex judged, none running more
+        plain = read_split(extracted[1]).commands
+        if plain and not any(runs_arguments(c[0]) for c in plain):
+            return None
     floor = 1 if isinstance(codex, NeedsApproval) else 0
     judge = make_fallback(context) if fallback is None else fallback
     best: Beyond | None = None

@@ -26,13 +26,14 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tree_sitter import Node
 
-from shellgate.shell.global_options import canonical_words
+from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
-from shellgate.shell.wrappers import unwrap
+from shellgate.shell.wrappers import RUNNERS, unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
@@ -77,6 +78,7 @@ class _Ctx:
         return True
 
 
+@lru_cache(maxsize=64)  # explain's warnings and the gate read the same script
 def bash_runs(script: str) -> tuple[Run, ...]:
     """The commands bash would execute for `bash -c SCRIPT`."""
     ctx = _Ctx([])
@@ -89,7 +91,7 @@ def argv_runs(argv: Sequence[str]) -> tuple[Run, ...]:
     and whatever it runs (a shell's script, a runner's command, ...)."""
     ctx = _Ctx([])
     if argv:
-        _argv(tuple(argv), frozenset(), (), 0, ctx, None)
+        _argv(tuple(argv), frozenset(), (), 0, ctx, _no_input)
     return tuple(ctx.out)
 
 
@@ -445,7 +447,9 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                 ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
             groups[-1].append([child.start_byte, child.end_byte])
         previous = child
-    input_text = _stdin_of(node, src, ctx)
+
+    def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
+        return _stdin_of(node, src, ctx)
     for n, words in enumerate(groups):
         if not words:
             continue
@@ -464,7 +468,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             if not ctx.add(Run(tuple(argv), via, frozenset(dynamic), unknowable=why)):
                 return False
             continue
-        stdin = input_text if n == len(groups) - 1 else None
+        stdin = input_text if n == len(groups) - 1 else _no_input
         if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
             return False
     return True
@@ -510,6 +514,10 @@ def _crosses_line(between: bytes) -> bool:
 # bash decides it at run time), how it comes (`<<<`, `echo |`), and a doubt: why bash may read
 # other text (the text is read as written too, so that a literal command in it still counts).
 _Stdin = tuple[str | None, str, str | None]
+
+
+def _no_input() -> _Stdin | None:
+    return None
 
 
 def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
@@ -636,7 +644,7 @@ def _argv(
     via: tuple[str, ...],
     depth: int,
     ctx: _Ctx,
-    stdin: _Stdin | None,
+    stdin: Callable[[], _Stdin | None],
     open_tail: bool = False,
 ) -> bool:
     """`words` run as a command, and what it runs in turn. False once the bound is reached."""
@@ -731,7 +739,7 @@ def _shell(
     dynamic: frozenset[int],
     via: tuple[str, ...],
     ctx: _Ctx,
-    stdin: _Stdin | None,
+    stdin: Callable[[], _Stdin | None],
     source: _Source,
     open_tail: bool,
 ) -> bool:
@@ -772,9 +780,10 @@ def _shell(
             return ctx.add(Run((), (*via, label), unknowable=why))
         if operand not in ("/dev/stdin", "/proc/self/fd/0"):
             return True  # a script file: the rules judge `bash FILE`
-    if stdin is None:
+    given = stdin()
+    if given is None:
         return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads a script on its input"))
-    content, how, doubt = stdin
+    content, how, doubt = given
     if content is None:
         return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads {how}"))
     if doubt is not None and not ctx.add(
@@ -825,6 +834,16 @@ def _dash_c(words: tuple[str, ...]) -> tuple[int, str] | None:
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Every program whose arguments `_argv` reads; any other command runs only its own words.
+_LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, "eval", "source",
+                         ".", "alias", "trap", "watch", "find", "sudo"})  # fmt: skip
+
+
+def runs_arguments(program: str) -> bool:
+    """Whether bash_runs reads more than the words of a command named `program` (a shell, a
+    runner, `eval`, `find`, git's global options, ...): if none of a plain script's commands
+    does, its runs are exactly its commands."""
+    return (executable_name_lookup_key(program) or program) in _LOOKS_INTO
 
 
 def _find(
@@ -845,7 +864,7 @@ def _find(
                     why = f"`{label}` runs `{rest[0]}`"
                     if not ctx.add(Run(rest, (*via, label), frozenset(moved), unknowable=why)):
                         return False
-                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, None):
+                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, _no_input):
                     return False
             i = end
         i += 1
