@@ -174,3 +174,22 @@ def test_an_argv_is_judged_as_exec_runs_it(gate: World, argv: tuple[str, ...]) -
     """The MCP `shell` tool and Codex's argv requests: no shell reads the argv itself."""
     d = decide(AgentRequest("mcp", "s", str(gate.project), argv))
     assert d.decision == "forbidden" and d.hidden, (argv, d.reason)
+
+
+def test_an_allowed_runner_does_not_take_an_unruled_command_out_of_the_sandbox(
+    gate: World,
+) -> None:
+    """`find` allowed by a rule: Codex runs `find . -exec touch {} +` outside its sandbox (all
+    its commands are allowed by rules); bash runs `touch`, which no rule allows: sandboxed."""
+    rules = gate.home / "rules" / "default.rules"
+    rules.write_text(RULES + 'prefix_rule(pattern=["find"], decision="allow")\n')
+    d = decide(AgentRequest("claude-code", "s", str(gate.project), ("find", ".", "-exec",
+                                                                     "touch", "{}", "+")))  # fmt: skip
+    assert d.decision == "allow" and not d.hidden
+    assert d.explain is not None
+    assert d.explain["requirement"]["bypass_sandbox"] is True  # Codex's
+    assert d.explain["gate"] == {"type": "skip", "bypass_sandbox": False,
+                                 "proposed_execpolicy_amendment": None}  # fmt: skip
+    assert any("runs it in the sandbox" in w["message"] for w in d.explain["warnings"])
+    plain = decide(AgentRequest("claude-code", "s", str(gate.project), ("find", ".", "-name", "x")))
+    assert plain.explain is not None and "gate" not in plain.explain

@@ -124,16 +124,16 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
 def _gate(ex: Explanation) -> list[Warning]:
     """What ShellGate decides where it is the gate, when stricter than Codex (enforced)."""
     gate = ex.gate
-    if gate is None or isinstance(gate, Skip):
+    if gate is None:
         return []
-    verdict = "refuses it" if isinstance(gate, Forbidden) else "asks first"
-    return [
-        Warning(
-            "gate",
-            f"ShellGate as the gate (its hooks, MCP shell, shellgate run) {verdict}: "
-            f"{gate.reason or 'it needs approval'}",
-        )
-    ]
+    req = gate.requirement
+    verdict = (
+        "refuses it" if isinstance(req, Forbidden)
+        else "runs it in the sandbox" if isinstance(req, Skip)
+        else "asks first"
+    )  # fmt: skip
+    where = "(its hooks, MCP shell, shellgate run)"
+    return [Warning("gate", f"ShellGate as the gate {where} {verdict}: {gate.reason}")]
 
 
 def _unsandboxed(ex: Explanation) -> list[Warning]:
