@@ -183,8 +183,8 @@ def test_an_allowed_runner_does_not_take_an_unruled_command_out_of_the_sandbox(
     its commands are allowed by rules); bash runs `touch`, which no rule allows: sandboxed."""
     rules = gate.home / "rules" / "default.rules"
     rules.write_text(RULES + 'prefix_rule(pattern=["find"], decision="allow")\n')
-    d = decide(AgentRequest("claude-code", "s", str(gate.project), ("find", ".", "-exec",
-                                                                     "touch", "{}", "+")))  # fmt: skip
+    argv = ("find", ".", "-exec", "touch", "{}", "+")
+    d = decide(AgentRequest("claude-code", "s", str(gate.project), argv))
     assert d.decision == "allow" and not d.hidden
     assert d.explain is not None
     assert d.explain["requirement"]["bypass_sandbox"] is True  # Codex's
