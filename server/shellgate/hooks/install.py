@@ -199,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Merge ShellGate's hook into the agent's "
         "own configuration (idempotent; a backup of each changed file).",
     )
-    p.add_argument("agent", choices=["codex", "claude-code", "gemini"])
+    p.add_argument("agent", choices=["codex", "claude-code", "gemini", "copilot"])
     p.add_argument(
         "--scope",
         choices=["user", "project"],
@@ -212,7 +212,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox",
         choices=["read-only", "workspace-write"],
-        help="Claude Code, Gemini: run allowed commands in ShellGate's sandbox",
+        help="Claude Code, Gemini, Copilot: run allowed commands in ShellGate's sandbox",
     )
     p.add_argument("--network", choices=["off", "full"], help="the sandbox's network")
     p.add_argument(
@@ -242,6 +242,10 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         except ValueError as exc:
             print(f"{PROG}: error: --approval-policy: {exc}", file=sys.stderr)
             return 2
+    if opts.agent == "copilot" and opts.scope not in ("user", "project"):
+        print(f"{PROG}: error: copilot: --scope {opts.scope} is not supported yet (user: "
+              "$COPILOT_HOME/hooks, project: .github/hooks)", file=sys.stderr)
+        return 2
     if opts.agent == "codex" and (opts.sandbox or opts.network):
         print(
             f"{PROG}: error: --sandbox/--network are for Claude Code and Gemini: Codex "
@@ -258,6 +262,8 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             changes = install_codex(home, root, flags, opts.uninstall)
         elif opts.agent == "claude-code":
             changes = install_claude(claude_settings(root, env), flags, opts.uninstall)
+        elif opts.agent == "copilot":
+            changes = install_copilot(root, env, flags, opts.uninstall)
         else:
             changes = install_gemini(gemini_home(env), root, flags, opts.uninstall)
     except (ConfigError, OSError) as exc:
@@ -268,6 +274,10 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         print(f"shellgate hook {opts.agent}: already {done}; nothing changed")
     for c in changes:
         print(f"{c.path}: {c.what}" + (f" (backup: {c.backup})" if c.backup else ""))
+    if opts.agent == "copilot" and root is not None and not opts.uninstall:
+        from shellgate.hooks.copilot_install import TRUST_NOTE
+
+        print(TRUST_NOTE)
     if changes and not opts.uninstall:
         print(
             f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "
@@ -276,9 +286,27 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     return 0
 
 
+def install_copilot(
+    root: Path | None, env: Mapping[str, str], flags: list[str], uninstall: bool
+) -> list[Change]:
+    """ShellGate's own hook file, read by both Copilot CLI and VS Code's agent."""
+    from shellgate.hooks.copilot_install import hook_file, hook_text
+
+    path = hook_file(root, env).absolute()
+    if not uninstall:
+        return _save((path, hook_text(hook_command("copilot", flags)),
+                      "PreToolUse hook for Copilot CLI's bash and VS Code's terminal tools"))
+    if not path.exists():
+        return []
+    path.unlink()
+    return [Change(path, "removed")]
+
+
 def main(verb: str, args: list[str]) -> int:
     if verb == "install":
         return install_main(args)
+    if verb == "uninstall":
+        return install_main([*args, "--uninstall"])
     from shellgate.hooks import doctor
 
     return doctor.main(args)
