@@ -29,6 +29,7 @@ USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy PO
        {PROG} install codex|claude-code|gemini|copilot [--scope user|project] [--uninstall]
        {PROG} uninstall codex|claude-code|gemini|copilot [--scope user|project]
        {PROG} doctor [codex|claude-code|gemini|copilot ...]
+       {PROG} status [--json] [--project DIR]
 
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --approval-policy  Codex's approval policy for the chain (default on-request)
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else EXIT_BLOCK
-    if argv[0] in ("install", "uninstall", "doctor"):
+    if argv[0] in ("install", "uninstall", "doctor", "status"):
         from shellgate.hooks.install import main as install_main
 
         status: int = install_main(argv[0], argv[1:])

@@ -12,8 +12,10 @@ ShellGate).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shlex
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,8 +49,31 @@ allowRedirection = true
 
 
 def hook_command(agent: str, flags: list[str]) -> str:
-    """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported)."""
-    return shlex.join([sys.executable, "-I", "-m", "shellgate", "hook", agent, *flags])
+    return shlex.join([*_launcher(), "hook", agent, *flags])
+
+
+@functools.cache
+def _launcher() -> tuple[str, ...]:
+    """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported), when it
+    finds this ShellGate by itself. Otherwise (the VS Code extension's bundled libraries, put on
+    sys.path by its launcher) their folder is named as the only PYTHONPATH: a hook that cannot
+    import ShellGate exits 1, which VS Code's agent takes as "run it"."""
+    import shellgate
+
+    here = str(Path(shellgate.__file__).resolve().parent.parent)
+    probe = (
+        "import pathlib, shellgate; print(pathlib.Path(shellgate.__file__).resolve().parent.parent)"
+    )
+    try:
+        found = subprocess.run(
+            [sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        found = ""
+    if found == here:
+        return (sys.executable, "-I", "-m", "shellgate")
+    # -s -P: -I without -E, which would drop the PYTHONPATH
+    return ("/usr/bin/env", f"PYTHONPATH={here}", sys.executable, "-s", "-P", "-m", "shellgate")
 
 
 def _ours(command: object, agent: str) -> bool:
@@ -307,6 +332,10 @@ def main(verb: str, args: list[str]) -> int:
         return install_main(args)
     if verb == "uninstall":
         return install_main([*args, "--uninstall"])
+    if verb == "status":
+        from shellgate.hooks import status
+
+        return status.main(args)
     from shellgate.hooks import doctor
 
     return doctor.main(args)
