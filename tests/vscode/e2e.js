@@ -90,7 +90,7 @@ async function waitFor(predicate, timeoutMs, what) {
     });
 
     await check('status bar item shows policy, sandbox and the rules loaded', async () => {
-      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write · 1 rule' }).first();
+      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write · 2 rules' }).first();
       await item.waitFor({ timeout: 30000 });
       return (await item.innerText()).trim();
     });
@@ -290,7 +290,7 @@ async function waitFor(predicate, timeoutMs, what) {
       const picked = 'prefix_rule(pattern=["mkdir"], decision="allow", match=[["mkdir", "made-by-amendment"]])';
       if (!written.includes(picked)) throw new Error(`${rulesFile} lacks the picked rule: ${written}`);
       // The server reads the new layer, and the status bar counts it.
-      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 3 rules' }).first().waitFor({ timeout: 15000 });
       return written.trim();
     });
 
@@ -320,8 +320,8 @@ async function waitFor(predicate, timeoutMs, what) {
       const text = (await row.innerText()).replace(/\s+/g, ' ');
       await page.screenshot({ path: path.join(SHOTS, 'problems.png') });
       await page.keyboard.press('Control+Shift+M');
-      // Codex does not load the draft: the status bar still counts the two rules that run.
-      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
+      // Codex does not load the draft: the status bar still counts the three rules that run.
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 3 rules' }).first().waitFor({ timeout: 15000 });
       return text;
     });
 
