@@ -39,8 +39,12 @@ cat > "$WORK/ud/User/settings.json" <<JSON
   "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoCheckUpdates": false,
   "extensions.autoUpdate": false, "workbench.tips.enabled": false, "chat.disableAIFeatures": false,
   "workbench.enableExperiments": false, "extensions.ignoreRecommendations": true,
-  "shellgate.trace.server": "messages", "shellgate.approvalTimeoutSeconds": 120 }
+  "shellgate.trace.server": "messages", "shellgate.approvalTimeoutSeconds": 120,
+  "chat.defaultModel": "standin", "chat.byokUtilityModelDefault": "none",
+  "chat.tools.terminal.autoApprove": { "rm": true } }
 JSON
+# VS Code's agent: its model is the stand-in (no utility models: they would need Copilot's service),
+# and VS Code's own terminal rules would run `rm` unasked: ShellGate's forbidden rule must win.
 COMMON=(--config "$WORK/cs-config.yaml" --user-data-dir "$WORK/ud" --extensions-dir "$WORK/exts")
 t "install $(basename "$VSIX")"
 "$CS" "${COMMON[@]}" --install-extension "$VSIX" --force >"$WORK/install.log" 2>&1 \
@@ -102,6 +106,6 @@ for _ in $(seq 100); do
 done
 
 t "playwright"
-CS_URL="http://127.0.0.1:$PORT" WS="$WORK/ws" SHOTS="$WORK/shots" CODEX_HOME="$CODEX_HOME" \
+CS_URL="http://127.0.0.1:$PORT" WS="$WORK/ws" SHOTS="$WORK/shots" CODEX_HOME="$CODEX_HOME" USER_DIR="$WORK/ud/User" \
   HOOK_CLIENT="$HERE/hook-client.py" HOOK_PYTHONPATH="$LIBS" \
-  timeout 300 node "${E2E_SCRIPT:-$HERE/e2e.js}"
+  timeout 450 node "${E2E_SCRIPT:-$HERE/e2e.js}"
