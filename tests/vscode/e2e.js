@@ -383,6 +383,7 @@ function writeUserSettings(change) {
     const toggleUseHooks = async () => {
       await command(page, 'Preferences: Open User Settings');
       await page.waitForSelector('.settings-editor', { timeout: 20000 });
+      await page.locator('.settings-editor .suggest-input-container').first().click();
       await page.keyboard.press('Control+A');
       await page.keyboard.type('chat.useHooks');
       const setting = page.locator('.settings-editor .setting-item-bool', { hasText: 'Use Hooks' }).first();
