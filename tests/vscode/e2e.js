@@ -40,6 +40,50 @@ async function waitFor(predicate, timeoutMs, what) {
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
+/** A fresh profile disables the built-in chat extension (VS Code's agent) until its enablement
+ * migration is marked done in the browser's profile storage: mark it before the workbench loads,
+ * from a page of the same origin, in the IndexedDB the workbench opens (name, version and store as
+ * in VS Code 1.139's BrowserStorageService). */
+async function seedChatMigration(page) {
+  await page.goto(`${process.env.CS_URL}/healthz`);
+  await page.evaluate(async () => {
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open('vscode-web-state-db-global', 1);
+      open.onupgradeneeded = () => open.result.createObjectStore('ItemTable');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction('ItemTable', 'readwrite');
+      tx.objectStore('ItemTable').put('true', 'builtinChatExtensionEnablementMigration');
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  });
+}
+
+/** The requests VS Code's agent sent the stand-in model (each a Chat Completions body). */
+function vscodeAgentRequests() {
+  const log = path.join(SHOTS, 'standin-vscode.jsonl');
+  if (!fs.existsSync(log)) return [];
+  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.kind === 'main').map((r) => r.body);
+}
+
+/** What the model was told about its last tool call (the tool message that ends a request). */
+function lastToolResult(body) {
+  const m = [...body.messages].reverse().find((x) => x.role === 'tool');
+  if (!m) return '';
+  return typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+}
+
+function writeUserSettings(change) {
+  const file = path.join(process.env.USER_DIR, 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const [k, v] of Object.entries(change)) { if (v === undefined) delete settings[k]; else settings[k] = v; }
+  fs.writeFileSync(file, JSON.stringify(settings, null, 1));
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -85,12 +129,13 @@ async function waitFor(predicate, timeoutMs, what) {
 
   try {
     await check('workbench loaded', async () => {
+      await seedChatMigration(page);
       await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(WS)}`);
       await page.waitForSelector(sel.explorerRow, { timeout: 60000 });
     });
 
     await check('status bar item shows policy, sandbox and the rules loaded', async () => {
-      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write · 1 rule' }).first();
+      const item = page.locator(sel.statusItem, { hasText: 'on-request · workspace-write · 2 rules' }).first();
       await item.waitFor({ timeout: 30000 });
       return (await item.innerText()).trim();
     });
@@ -290,7 +335,7 @@ async function waitFor(predicate, timeoutMs, what) {
       const picked = 'prefix_rule(pattern=["mkdir"], decision="allow", match=[["mkdir", "made-by-amendment"]])';
       if (!written.includes(picked)) throw new Error(`${rulesFile} lacks the picked rule: ${written}`);
       // The server reads the new layer, and the status bar counts it.
-      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 3 rules' }).first().waitFor({ timeout: 15000 });
       return written.trim();
     });
 
@@ -320,14 +365,129 @@ async function waitFor(predicate, timeoutMs, what) {
       const text = (await row.innerText()).replace(/\s+/g, ' ');
       await page.screenshot({ path: path.join(SHOTS, 'problems.png') });
       await page.keyboard.press('Control+Shift+M');
-      // Codex does not load the draft: the status bar still counts the two rules that run.
-      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 2 rules' }).first().waitFor({ timeout: 15000 });
+      // Codex does not load the draft: the status bar still counts the three rules that run.
+      await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write · 3 rules' }).first().waitFor({ timeout: 15000 });
       return text;
     });
 
     await check('with the broken draft open, an approved command runs through the dialog', async () => {
       await runThroughDialog('touch ran-with-draft.txt', /^Yes, proceed$/, null);
       await waitFor(async () => fs.existsSync(path.join(WS, 'ran-with-draft.txt')), 20000, 'ran-with-draft.txt on disk');
+    });
+
+    // VS Code's own agent (built-in Copilot Chat, agent mode) and ShellGate's Copilot hook, which
+    // run-e2e.sh installed with `shellgate hook install copilot` into this VS Code's HOME.
+    const guard = page.locator(sel.statusItem, { hasText: "VS Code's agent: no ShellGate" });
+    // Through the Settings editor (a modal in 1.139): code-server does not notice a settings.json
+    // written from outside.
+    const toggleUseHooks = async () => {
+      await command(page, 'Preferences: Open User Settings');
+      await page.waitForSelector('.settings-editor', { timeout: 20000 });
+      await page.locator('.settings-editor .suggest-input-container').first().click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('chat.useHooks');
+      const setting = page.locator('.settings-editor .setting-item-bool', { hasText: 'Use Hooks' }).first();
+      await setting.waitFor({ timeout: 20000 });
+      await setting.locator('.setting-value-checkbox').first().click();
+      await command(page, 'View: Close All Editors'); // the modal would cover the status bar
+    };
+    await check("status bar: VS Code's agent without ShellGate is said (chat.useHooks off), and not when it asks", async () => {
+      if (await guard.count()) throw new Error('the warning shows while the hook is installed and hooks are on');
+      await toggleUseHooks();
+      await guard.first().waitFor({ timeout: 20000 });
+      await guard.first().hover();
+      const tip = page.locator(`${sel.hover}, .workbench-hover`, { hasText: 'chat.useHooks' }).first();
+      await tip.waitFor({ timeout: 10000 });
+      const text = (await tip.innerText()).replace(/\s+/g, ' ');
+      await page.screenshot({ path: path.join(SHOTS, 'agent-guard.png') });
+      await page.mouse.move(5, 5);
+      await toggleUseHooks();
+      await guard.first().waitFor({ state: 'hidden', timeout: 20000 });
+      return text.slice(0, 200);
+    });
+
+    await check('Govern Agents…: each agent\'s hook; installs a missing one after saying which files change', async () => {
+      await page.mouse.move(5, 5);
+      await command(page, 'ShellGate: Govern Agents…');
+      const row = (name) => page.locator(sel.quickRow).filter({ hasText: name }).first();
+      await row("VS Code's agent").waitFor({ timeout: 30000 });
+      const rows = {};
+      for (const name of ['Codex', 'Claude Code', 'Gemini CLI', 'Copilot CLI', "VS Code's agent"]) {
+        rows[name] = (await row(name).innerText()).replace(/\s+/g, ' ');
+      }
+      for (const name of ['Copilot CLI', "VS Code's agent"]) {
+        if (!rows[name].includes('ShellGate hook installed') || !rows[name].includes('.copilot/hooks/shellgate.json')) throw new Error(`${name}: ${rows[name]}`);
+      }
+      if (!rows['Gemini CLI'].includes('no ShellGate hook')) throw new Error(`Gemini CLI: ${rows['Gemini CLI']}`);
+      await page.screenshot({ path: path.join(SHOTS, 'govern-agents.png') });
+      // Those without a hook come picked: keep Gemini CLI only.
+      for (const name of ['Codex', 'Claude Code']) await row(name).click(); // a click toggles a row
+      await page.locator(sel.quickInput, { hasText: '1 Selected' }).waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const confirm = page.locator(sel.dialog, { hasText: 'install its hook for Gemini CLI' });
+      await confirm.waitFor({ timeout: 20000 });
+      const text = (await confirm.innerText()).replace(/\s+/g, ' ');
+      const settingsFile = path.join(process.env.HOME, '.gemini', 'settings.json'); // run-e2e.sh's scratch HOME
+      if (!text.includes(settingsFile) || !text.includes('shellgate.toml')) throw new Error(`the changes are not spelt out: ${text}`);
+      if (/Codex|Claude Code/.test(text)) throw new Error(`unpicked agents in the plan: ${text}`);
+      await page.locator(sel.dialogButton).filter({ hasText: /^Install$/ }).first().click();
+      const toast = page.locator(sel.notification, { hasText: 'BeforeTool hook' });
+      await toast.first().waitFor({ timeout: 30000 });
+      const written = fs.readFileSync(settingsFile, 'utf8');
+      if (!written.includes('shellgate hook gemini')) throw new Error(`${settingsFile}: ${written}`);
+      return (await toast.first().innerText()).replace(/\s+/g, ' ').slice(0, 200);
+    });
+
+    // One chat turn: the stand-in model (vscode-agent-script.json) calls run_in_terminal four
+    // times: a forbidden command, an allowed one, and two that need approval (yes, then no).
+    const vscodeAsking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: "Asked by VS Code's agent" });
+    await check("VS Code's agent: a forbidden run_in_terminal command is denied, and the model reads ShellGate's reason", async () => {
+      await page.keyboard.press('Escape');
+      await command(page, 'Chat: Open Chat');
+      const input = page.locator(sel.chatInput).first();
+      await input.waitFor({ timeout: 30000 });
+      await input.click();
+      await page.keyboard.type('clean up, then leave a note and two files');
+      await page.keyboard.press('Enter');
+      await waitFor(async () => vscodeAgentRequests().length >= 2, 120000, 'the request after the forbidden call');
+      const [first, second] = vscodeAgentRequests();
+      if (first.model !== 'standin') throw new Error(`the agent used ${first.model}`);
+      if (!first.tools.some((t) => t.function.name === 'run_in_terminal')) throw new Error('no run_in_terminal tool offered');
+      const told = lastToolResult(second);
+      if (!/^Tool execution denied: ShellGate: .*rejected: deleting files is not for agents here/.test(told)) throw new Error(`the model read: ${told}`);
+      if (!fs.existsSync(path.join(WS, 'scratch', 'keep.txt'))) throw new Error('scratch/ is gone: the forbidden command ran');
+      return told.slice(0, 200);
+    });
+
+    await check("VS Code's agent: an allowed command runs (no ShellGate dialog, no VS Code card)", async () => {
+      const file = path.join(WS, 'allowed-by-shellgate.txt');
+      await waitFor(async () => fs.existsSync(file), 60000, 'allowed-by-shellgate.txt');
+      const content = fs.readFileSync(file, 'utf8').trim();
+      if (content !== 'vscode-agent-ok') throw new Error(`it holds ${JSON.stringify(content)}`);
+      return `allowed-by-shellgate.txt: ${content}`;
+    });
+
+    await check("VS Code's agent: a command that needs approval asks in ShellGate's dialog, named; Yes runs it", async () => {
+      const question = vscodeAsking('touch approved-in-vscode.txt');
+      await question.waitFor({ state: 'visible', timeout: 60000 });
+      const title = (await page.locator(sel.quickInputTitle).innerText()).trim();
+      if (title !== "ShellGate: VS Code's agent wants to run the following command") throw new Error(`title: ${title}`);
+      await page.screenshot({ path: path.join(SHOTS, 'vscode-agent-dialog.png') });
+      await answerRow('Yes, proceed').click();
+      await waitFor(async () => fs.existsSync(path.join(WS, 'approved-in-vscode.txt')), 60000, 'approved-in-vscode.txt');
+      return title;
+    });
+
+    await check("VS Code's agent: No in ShellGate's dialog: not run, and the model reads that", async () => {
+      await vscodeAsking('touch declined-in-vscode.txt').waitFor({ state: 'visible', timeout: 60000 });
+      await answerRow(/^No\s*Does not run it/).click();
+      await waitFor(async () => vscodeAgentRequests().length >= 5, 60000, 'the request after the declined call');
+      const told = lastToolResult(vscodeAgentRequests()[4]);
+      if (!told.includes("declined VS Code's agent's command")) throw new Error(`the model read: ${told}`);
+      if (fs.existsSync(path.join(WS, 'declined-in-vscode.txt'))) throw new Error('declined-in-vscode.txt exists: the declined command ran');
+      await page.locator(sel.chatResponse, { hasText: 'vscode-agent-finished' }).first().waitFor({ timeout: 30000 });
+      await page.screenshot({ path: path.join(SHOTS, 'vscode-agent-chat.png') });
+      return told.slice(0, 200);
     });
 
     // Last: the server goes. Its discovery file and socket go with it, and VS Code, which does

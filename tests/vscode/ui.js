@@ -1,5 +1,5 @@
 // VS Code DOM selectors and gestures, in one place: they are not API, so bump the code-server
-// pin deliberately and fix them here (identical between VS Code 1.100 and 1.139 when tried).
+// pin deliberately and fix them here (the e2e runs on VS Code 1.139.1).
 const sel = {
   workbench: '.monaco-workbench',
   explorerRow: '.explorer-folders-view .monaco-list-row',
@@ -19,6 +19,8 @@ const sel = {
   statusItem: '.statusbar-item',
   notification: '.notification-toast',
   panelLines: '.part.panel .monaco-editor .view-lines',
+  chatInput: '.interactive-input-part .monaco-editor',
+  chatResponse: '.interactive-item-container.interactive-response',
 };
 
 async function quickOpen(page, text) {

@@ -49,6 +49,9 @@ export interface LadderRung {
   askedBefore: number; admits: string[][]; path: string; description: string;
 }
 
+// The id `shellgate hook copilot` gives VS Code's own agent (Copilot Chat's agent mode).
+export const IN_EDITOR_AGENT = 'vscode-agent';
+
 // What Escape (closing the dialog) answers: the first "no" on offer.
 export const REFUSALS = ['denied', 'abort'];
 
@@ -67,7 +70,9 @@ export function renderApproval(p: ApproveParams): { title: string; detail: strin
 /** What is asked and why, before the choices. */
 function about(p: ApproveParams): string[] {
   const lines: string[] = [];
-  if (p.agent) lines.push(`Asked by ${clean(p.agent.name)} (${clean(p.agent.id)}), outside the editor`);
+  // VS Code's own agent asks from this very window, through ShellGate's hook like the others.
+  const where = p.agent?.id === IN_EDITOR_AGENT ? "through ShellGate's hook" : 'outside the editor';
+  if (p.agent) lines.push(`Asked by ${clean(p.agent.name)} (${clean(p.agent.id)}), ${where}`);
   lines.push(`$ ${clean(join(p.command), 600)}`, `in ${clean(p.cwd)}`);
   if (p.host) lines.push(`Host: ${clean(p.host)}`);
   if (p.reason) lines.push(`Reason: ${clean(p.reason)}`);

@@ -9,6 +9,7 @@ import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
 import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
 import { explain, SCHEME, TraceDocuments } from './explain';
+import { AgentGuard, governAgents } from './govern';
 import { registerMcpServers } from './mcp';
 import { runCommand } from './run';
 import { Server } from './server';
@@ -19,6 +20,18 @@ import { join, renderTrace } from './trace';
 let server: Server | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  if (vscode.workspace.isTrusted) return activateTrusted(context);
+  // Untrusted workspace: nothing runs (the interpreter could come from the workspace's settings);
+  // only the warning that VS Code's agent loads no hook here, until the workspace is trusted.
+  const guard = new AgentGuard(undefined);
+  guard.render();
+  context.subscriptions.push(guard, vscode.workspace.onDidGrantWorkspaceTrust(() => {
+    guard.dispose();
+    void activateTrusted(context);
+  }));
+}
+
+async function activateTrusted(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel('ShellGate', { log: true });
   const runOut = vscode.window.createOutputChannel('ShellGate: Run');
   const agent = new AgentView(vscode.window.createOutputChannel('ShellGate: Agent'));
@@ -39,6 +52,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
   registerMcpServers(context, log);
+  const guard = new AgentGuard(context);
+  context.subscriptions.push(guard);
+  void guard.refresh();
 
   const need = async (): Promise<LanguageClient | undefined> => {
     const client = await srv.ensure();
@@ -115,6 +131,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await srv.restart();
     }),
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
+    vscode.commands.registerCommand('shellgate.governAgents', () => governAgents(context, guard, log)),
     vscode.commands.registerCommand('shellgate.showPastCommands', (arg: PastCommands) => showPastCommands(arg)),
     vscode.commands.registerCommand('shellgate.showApprovals', async () => {
       const client = await need();

@@ -110,6 +110,14 @@ test('an outside agent\'s question names the agent and carries the trace', () =>
   assert.match(detail, /\nTrace: prompt by rules\n {2}1\. git status → allow \(rule \/h\/rules\/default\.rules:1: read-only\)\n {2}2\. git push → prompt \(heuristics: no rule matched\)\n {2}! `rm` runs through \uFFFDtimeout\n/);
 });
 
+test('VS Code\'s own agent is named, and asks through ShellGate\'s hook, not from outside', () => {
+  const { title, detail } = renderApproval({
+    ...params, title: 'VS Code\'s agent wants to run the following command', agent: { id: 'vscode-agent', name: 'VS Code\'s agent' },
+  });
+  assert.equal(title, 'VS Code\'s agent wants to run the following command');
+  assert.match(detail, /^Asked by VS Code's agent \(vscode-agent\), through ShellGate's hook\n\$ /);
+});
+
 test('the approvals history: newest first, who asked, what the rules said, the answer', () => {
   const text = renderApprovals({
     waiting: 1, showing: 1,

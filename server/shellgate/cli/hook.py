@@ -1,9 +1,9 @@
-"""`shellgate hook codex|claude-code|gemini`: the agent's hook event on stdin, its answer on
+"""`shellgate hook codex|claude-code|gemini|copilot`: the agent's hook event on stdin, its answer on
 stdout in that agent's format. `shellgate hook install ...` and `shellgate hook doctor` set it
 up and check it.
 
 Never fails open: any internal error (bad stdin, broken rules, a bug) exits 2 with the reason on
-stderr, which all three agents treat as "blocked".
+stderr, which every agent treats as "blocked".
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ AGENTS = {
     "codex": "shellgate.hooks.codex",
     "claude-code": "shellgate.hooks.claude_code",
     "gemini": "shellgate.hooks.gemini",
+    "copilot": "shellgate.hooks.copilot",
 }
 EXIT_BLOCK = 2
-USAGE = f"""usage: {PROG} codex|claude-code|gemini [--approval-policy POLICY]
+USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy POLICY]
                       [--sandbox read-only|workspace-write] [--network off|full]
-                      [--fallback ask|deny] [--ask-timeout SECONDS]
-       {PROG} install codex|claude-code|gemini [--scope user|project] [--uninstall] [...]
-       {PROG} doctor [codex|claude-code|gemini ...]
+                      [--fallback ask|deny] [--ask-timeout SECONDS] [--deadline SECONDS]
+       {PROG} install codex|claude-code|gemini|copilot [--scope user|project] [--uninstall]
+       {PROG} uninstall codex|claude-code|gemini|copilot [--scope user|project]
+       {PROG} doctor [codex|claude-code|gemini|copilot ...]
+       {PROG} status [--json] [--project DIR]
 
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --approval-policy  Codex's approval policy for the chain (default on-request)
@@ -37,16 +40,20 @@ Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
                      agent's own prompt; Claude Code's default) or deny (Gemini's default:
                      its ask hangs `gemini -p`); also $SHELLGATE_HOOK_FALLBACK
   --ask-timeout S    how long the editor's dialog may take (default 300); unanswered = no
+  --deadline S       Copilot: answer no after S seconds whatever is pending (default 315,
+                     below the 330 s timeout `hook install copilot` gives the hosts, which
+                     run the command when a hook overruns)
 Exit 0 with the answer on stdout, or 2 with the reason on stderr (blocked)."""
 
-_DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny"}
+_DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny", "copilot": "ask"}
+_DEFAULT_DEADLINE = {"copilot": "315"}
 
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else EXIT_BLOCK
-    if argv[0] in ("install", "doctor"):
+    if argv[0] in ("install", "uninstall", "doctor", "status"):
         from shellgate.hooks.install import main as install_main
 
         status: int = install_main(argv[0], argv[1:])
@@ -54,7 +61,8 @@ def main(argv: list[str]) -> int:
     agent = argv[0]
     if agent not in AGENTS:
         print(
-            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini): blocked",
+            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini, copilot): "
+            "blocked",
             file=sys.stderr,
         )
         return EXIT_BLOCK
@@ -76,7 +84,9 @@ def _options(agent: str, args: list[str]) -> Options:
     from shellgate.hooks.outcome import SANDBOXES, Fallback, HookInputError, Options, fallback_from
 
     values: dict[str, str] = {}
-    known = ("--approval-policy", "--sandbox", "--network", "--fallback", "--ask-timeout")
+    known = (
+        "--approval-policy", "--sandbox", "--network", "--fallback", "--ask-timeout", "--deadline"
+    )
     i = 0
     while i < len(args):
         flag, _, value = args[i].partition("=")
@@ -99,6 +109,13 @@ def _options(agent: str, args: list[str]) -> Options:
         timeout = float(values.get("--ask-timeout", "300"))
     except ValueError:
         raise HookInputError("--ask-timeout needs a number of seconds") from None
+    raw_deadline = values.get("--deadline", _DEFAULT_DEADLINE.get(agent))
+    try:
+        deadline = None if raw_deadline is None else float(raw_deadline)
+    except ValueError:
+        raise HookInputError("--deadline needs a number of seconds") from None
+    if deadline is not None and not deadline > 0:
+        raise HookInputError("--deadline must be above 0 seconds")
     return Options(
         fallback=fallback_from(
             values.get("--fallback"), os.environ, Fallback(_DEFAULT_FALLBACK[agent])
@@ -107,6 +124,7 @@ def _options(agent: str, args: list[str]) -> Options:
         sandbox=sandbox,
         network=network,
         ask_timeout=timeout,
+        deadline=deadline,
     )
 
 

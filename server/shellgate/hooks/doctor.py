@@ -26,7 +26,7 @@ from shellgate.config_edit import ConfigError, read_json
 from shellgate.hooks import install
 
 PROG = "shellgate hook doctor"
-AGENTS = ("codex", "claude-code", "gemini")
+AGENTS = ("codex", "claude-code", "gemini", "copilot")
 
 
 def _our_commands(path: Path, agent: str) -> dict[str, str]:
@@ -213,7 +213,9 @@ def sandbox_report(cwd: str) -> list[str]:
 
 def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     p = argparse.ArgumentParser(prog=PROG, description="Check that ShellGate's hooks are live.")
-    p.add_argument("agents", nargs="*", metavar="AGENT", help="codex, claude-code, gemini")
+    p.add_argument(
+        "agents", nargs="*", metavar="AGENT", help="codex, claude-code, gemini, copilot"
+    )
     p.add_argument("--codex", metavar="PATH", help="the codex binary (default: codex on PATH)")
     p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
     try:
@@ -239,6 +241,10 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
                 (s for s in settings if s.exists() and _our_commands(s, agent)), settings[1]
             )
             problems = check_json_agent(agent, found, ("PreToolUse", "PermissionRequest"), cwd)
+        elif agent == "copilot":
+            from shellgate.hooks import copilot_install
+
+            problems = copilot_install.check(env, cwd)
         else:
             from shellgate.hooks.install_managed import GEMINI_SYSTEM, gemini_settings
 

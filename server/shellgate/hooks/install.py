@@ -12,8 +12,10 @@ ShellGate).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shlex
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,8 +49,31 @@ allowRedirection = true
 
 
 def hook_command(agent: str, flags: list[str]) -> str:
-    """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported)."""
-    return shlex.join([sys.executable, "-I", "-m", "shellgate", "hook", agent, *flags])
+    return shlex.join([*_launcher(), "hook", agent, *flags])
+
+
+@functools.cache
+def _launcher() -> tuple[str, ...]:
+    """This interpreter, isolated (-I: no planted `shellgate/` in the cwd is imported), when it
+    finds this ShellGate by itself. Otherwise (the VS Code extension's bundled libraries, put on
+    sys.path by its launcher) their folder is named as the only PYTHONPATH: a hook that cannot
+    import ShellGate exits 1, which VS Code's agent takes as "run it"."""
+    import shellgate
+
+    here = str(Path(shellgate.__file__).resolve().parent.parent)
+    probe = (
+        "import pathlib, shellgate; print(pathlib.Path(shellgate.__file__).resolve().parent.parent)"
+    )
+    try:
+        found = subprocess.run(
+            [sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        found = ""
+    if found == here:
+        return (sys.executable, "-I", "-m", "shellgate")
+    # -s -P: -I without -E, which would drop the PYTHONPATH
+    return ("/usr/bin/env", f"PYTHONPATH={here}", sys.executable, "-s", "-P", "-m", "shellgate")
 
 
 def _ours(command: object, agent: str) -> bool:
@@ -194,7 +219,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Merge ShellGate's hook into the agent's "
         "own configuration (idempotent; a backup of each changed file).",
     )
-    p.add_argument("agent", choices=["codex", "claude-code", "gemini"])
+    p.add_argument("agent", choices=["codex", "claude-code", "gemini", "copilot"])
     p.add_argument(
         "--scope",
         choices=["user", "project", "managed"],
@@ -209,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox",
         choices=["read-only", "workspace-write"],
-        help="Claude Code, Gemini: run allowed commands in ShellGate's sandbox",
+        help="Claude Code, Gemini, Copilot: run allowed commands in ShellGate's sandbox",
     )
     p.add_argument("--network", choices=["off", "full"], help="the sandbox's network")
     p.add_argument(
@@ -239,6 +264,10 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         except ValueError as exc:
             print(f"{PROG}: error: --approval-policy: {exc}", file=sys.stderr)
             return 2
+    if opts.agent == "copilot" and opts.scope not in ("user", "project"):
+        print(f"{PROG}: error: copilot: --scope {opts.scope} is not supported yet (user: "
+              "$COPILOT_HOME/hooks, project: .github/hooks)", file=sys.stderr)
+        return 2
     if opts.agent == "codex" and (opts.sandbox or opts.network):
         print(
             f"{PROG}: error: --sandbox/--network are for Claude Code and Gemini: Codex "
@@ -259,6 +288,8 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             changes = install_codex(home, root, flags, opts.uninstall)
         elif opts.agent == "claude-code":
             changes = install_claude(claude_settings(root, env), flags, opts.uninstall)
+        elif opts.agent == "copilot":
+            changes = install_copilot(root, env, flags, opts.uninstall)
         else:
             changes = install_gemini(gemini_home(env), root, flags, opts.uninstall)
     except (ConfigError, OSError) as exc:
@@ -269,6 +300,10 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         print(f"shellgate hook {opts.agent}: already {done}; nothing changed")
     for c in changes:
         print(f"{c.path}: {c.what}" + (f" (backup: {c.backup})" if c.backup else ""))
+    if opts.agent == "copilot" and root is not None and not opts.uninstall:
+        from shellgate.hooks.copilot_install import TRUST_NOTE
+
+        print(TRUST_NOTE)
     if changes and not opts.uninstall:
         print(
             f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "
@@ -277,9 +312,31 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     return 0
 
 
+def install_copilot(
+    root: Path | None, env: Mapping[str, str], flags: list[str], uninstall: bool
+) -> list[Change]:
+    """ShellGate's own hook file, read by both Copilot CLI and VS Code's agent."""
+    from shellgate.hooks.copilot_install import hook_file, hook_text
+
+    path = hook_file(root, env).absolute()
+    if not uninstall:
+        return _save((path, hook_text(hook_command("copilot", flags)),
+                      "PreToolUse hook for Copilot CLI's bash and VS Code's terminal tools"))
+    if not path.exists():
+        return []
+    path.unlink()
+    return [Change(path, "removed")]
+
+
 def main(verb: str, args: list[str]) -> int:
     if verb == "install":
         return install_main(args)
+    if verb == "uninstall":
+        return install_main([*args, "--uninstall"])
+    if verb == "status":
+        from shellgate.hooks import status
+
+        return status.main(args)
     from shellgate.hooks import doctor
 
     return doctor.main(args)

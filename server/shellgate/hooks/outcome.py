@@ -43,6 +43,7 @@ class Options(Record):  # records, not dataclasses: those would import inspect o
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode
     network: str | None = None
     ask_timeout: float = 300.0
+    deadline: float | None = None  # Copilot: answer "no" this many seconds in, come what may
 
 
 class Resolution(Record):

@@ -1,5 +1,5 @@
-"""Starts `shellgate serve` (or, given `mcp` first, `shellgate mcp`) from the libraries bundled in
-the extension.
+"""Starts `shellgate serve` (or, given `mcp` or `hook` first, that `shellgate` command) from the
+libraries bundled in the extension.
 
 The .vsix ships ShellGate and its dependencies per Python version in bundled/libs/cpXY (some
 wheels are compiled); this puts the matching folder first on sys.path, so that installing the
@@ -32,7 +32,9 @@ def main() -> int:
         )
         return 3
     args = sys.argv[1:]
-    if args[:1] == ["mcp"]:  # the MCP server VS Code's agents are offered (src/mcp.ts)
+    # `mcp`: the MCP server VS Code's agents are offered (src/mcp.ts); `hook status|install`:
+    # the "Govern Agents" command (src/govern.ts)
+    if args[:1] in (["mcp"], ["hook"]):
         return int(shellgate_main(args))
     return int(shellgate_main(["serve", *args]))
 

@@ -10,7 +10,7 @@ from typing import Any
 
 Step = dict[str, Any]
 # The shell tool each client offers and its arguments' shape: Codex and ShellGate (OpenAI),
-# Claude Code (`Bash`), Gemini CLI (`run_shell_command`).
+# Claude Code (`Bash`), Gemini CLI (`run_shell_command`), Copilot CLI (`bash`).
 SHELL_TOOLS = (
     ("shell_command", lambda cmd: {"command": cmd}),
     ("exec_command", lambda cmd: {"cmd": cmd}),
@@ -18,6 +18,7 @@ SHELL_TOOLS = (
     ("run_shell", lambda cmd: {"command": cmd}),
     ("Bash", lambda cmd: {"command": cmd}),
     ("run_shell_command", lambda cmd: {"command": cmd}),
+    ("bash", lambda cmd: {"command": cmd, "description": "run it"}),
 )
 
 

@@ -1,0 +1,226 @@
+"""GitHub Copilot's hooks, one command for both hosts: Copilot CLI and VS Code's own agent
+(Copilot Chat's agent mode). The event tells which host sent it and which answer it honours:
+
+- `hook_event_name: "PreToolUse"` (Claude-style, what a hook file's `PreToolUse` key gets from
+  both hosts): `tool_name` `Bash` from Copilot CLI, `run_in_terminal` and the other terminal
+  tools from VS Code. Answer: Claude Code's `hookSpecificOutput` (VS Code reads nothing else;
+  a flat decision there falls back to VS Code's own confirmation).
+- camelCase `preToolUse` (Copilot CLI's own shape: `toolName: "bash"`, `toolArgs`). Answer:
+  flat `permissionDecision`, `modifiedArgs` for the sandbox rewrite (a `hookSpecificOutput`
+  there is ignored: the command would run).
+- `permissionRequest` (`hookName`, `toolName`, `toolInput`): `{"behavior": "allow"|"deny"}`.
+
+Both hosts run the command when the hook prints nothing, prints non-JSON or passes its timeout,
+so every gated tool gets an explicit answer, and a deadline below the installed timeout denies
+(with a reason) when the chain or the editor's dialog takes too long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Mapping
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+from shellgate.hooks import seam
+from shellgate.hooks.claude_code import _pre_tool_use
+from shellgate.hooks.outcome import (
+    HookInputError,
+    Options,
+    Resolution,
+    Verdict,
+    event_field,
+    resolve,
+)
+
+CLI, VSCODE = "copilot-cli", "vscode-agent"
+NAMES = {CLI: "Copilot CLI", VSCODE: "VS Code's agent"}
+# Tools whose input is a command line (script) ShellGate judges, and the field holding it.
+# Copilot CLI: `bash` runs a script; `write_bash` types into a running one.
+# VS Code (core terminal tools): `run_in_terminal` runs a command; `send_to_terminal` types
+# into the terminal of a running one.
+COMMAND_TOOLS = {
+    "bash": "command",
+    "Bash": "command",
+    "write_bash": "input",
+    "run_in_terminal": "command",
+    "send_to_terminal": "command",
+}
+TYPING_TOOLS = frozenset({"write_bash", "send_to_terminal"})  # typed into a running process
+# VS Code tools that run something ShellGate cannot read from their input: a task by name or
+# one that may replace an existing task of the same label (what runs is not what is shown).
+UNJUDGEABLE = {
+    "run_task": "runs a task defined in tasks.json, which ShellGate cannot judge",
+    "create_and_run_task": (
+        "runs a task (or an existing one of the same label), which ShellGate cannot judge"
+    ),
+    "copilot_createAndRunTask": "runs a task, which ShellGate cannot judge",
+}
+# VS Code commands that type into a terminal or start a task.
+VSCODE_COMMAND_TOOLS = ("run_vscode_command", "copilot_runVscodeCommand")
+RISKY_COMMAND_PREFIXES = ("workbench.action.terminal.", "workbench.action.tasks.")
+# Code run in a notebook's kernel: not a shell command; the person decides in VS Code.
+ASK_TOOLS = ("run_notebook_cell", "copilot_runNotebookCell")
+USE_INSTEAD = "; run the command with run_in_terminal so that ShellGate can judge it"
+
+
+def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
+    shape = _shape(event)
+    tool = str(event_field(event, *_TOOL_FIELD[shape]))
+    tool_input = _input_of(event, shape)
+    host = CLI if tool in ("bash", "Bash", "write_bash") or shape != "PreToolUse" else VSCODE
+    if tool in COMMAND_TOOLS:
+        command = tool_input.get(COMMAND_TOOLS[tool])
+        if not isinstance(command, str):
+            raise HookInputError(f"{tool}'s {COMMAND_TOOLS[tool]} is not a string")
+        guard = Deadline(options.deadline, _answer(shape, _late(options), tool, tool_input))
+        try:
+            res = _judge(event, options, host, tool, command, tool_input)
+        finally:
+            guard.disarm()
+        return _answer(shape, res, tool, tool_input)
+    if tool in UNJUDGEABLE:
+        res = Resolution(Verdict.BLOCK, f"ShellGate: {tool} {UNJUDGEABLE[tool]}{USE_INSTEAD}")
+        return _answer(shape, res, tool, tool_input)
+    if tool in VSCODE_COMMAND_TOOLS:
+        command_id = str(tool_input.get("commandId") or "")
+        if command_id.startswith(RISKY_COMMAND_PREFIXES):
+            why = f"the VS Code command {command_id} reaches a terminal or a task"
+            return _answer(shape, Resolution(Verdict.BLOCK, f"ShellGate: {why}{USE_INSTEAD}"),
+                           tool, tool_input)  # fmt: skip
+        return {}
+    if tool in ASK_TOOLS:
+        why = "ShellGate: a notebook cell runs code ShellGate cannot judge: the person decides"
+        return _answer(shape, Resolution(Verdict.AGENT_ASKS, why), tool, tool_input)
+    return {}  # not a tool that runs a command: the host's own rules apply
+
+
+_TOOL_FIELD = {
+    "PreToolUse": ("tool_name",),
+    "preToolUse": ("toolName",),
+    "permissionRequest": ("toolName",),
+}
+
+
+def _shape(event: Mapping[str, Any]) -> str:
+    name = event.get("hook_event_name") or event.get("hookName")
+    if name in ("PreToolUse", "permissionRequest"):
+        return str(name)
+    if name in ("preToolUse", None) and "toolName" in event and "toolArgs" in event:
+        return "preToolUse"
+    raise HookInputError(
+        "not a Copilot hook event: expected hook_event_name PreToolUse, hookName "
+        f"permissionRequest or a preToolUse event (toolName, toolArgs), got {name!r}"
+    )
+
+
+def _input_of(event: Mapping[str, Any], shape: str) -> Mapping[str, Any]:
+    key = {"PreToolUse": "tool_input", "preToolUse": "toolArgs"}.get(shape, "toolInput")
+    value = event_field(event, key)
+    if isinstance(value, str):  # some Copilot CLI builds send toolArgs as a JSON string
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise HookInputError(f"{key} is a string but not JSON") from None
+    if not isinstance(value, Mapping):
+        raise HookInputError(f"{key} is not an object")
+    return value
+
+
+def _judge(
+    event: Mapping[str, Any],
+    options: Options,
+    host: str,
+    tool: str,
+    command: str,
+    tool_input: Mapping[str, Any],
+) -> Resolution:
+    if tool in TYPING_TOOLS and not command.strip():
+        return Resolution(Verdict.ALLOW, "ShellGate: only Enter is pressed")
+    if not command.strip():
+        raise HookInputError(f"{tool}'s {COMMAND_TOOLS[tool]} is empty")
+    request = seam.AgentRequest(
+        agent=host,
+        session_id=event.get("session_id") or event.get("sessionId"),
+        cwd=str(event_field(event, "cwd")),
+        command=command,
+        justification=tool_input.get("description") or tool_input.get("explanation"),
+        approval_policy=options.approval_policy,
+        sandbox=options.sandbox or "danger-full-access",
+    )
+    res = resolve(request, options, NAMES[host])
+    if tool in TYPING_TOOLS and res.command is not None:
+        # Typed into a process already running (in the sandbox, when ShellGate started it):
+        # there is no command line to wrap.
+        return res._replace(command=None)
+    return res
+
+
+def _late(options: Options) -> Resolution:
+    return Resolution(
+        Verdict.BLOCK,
+        f"ShellGate: no decision within {options.deadline:g} s (the hook's deadline, before "
+        "the host's own timeout would let the command run), so it was not run",
+    )
+
+
+def _answer(
+    shape: str, res: Resolution, tool: str, tool_input: Mapping[str, Any]
+) -> dict[str, Any]:
+    if shape == "PreToolUse":
+        return _pre_tool_use(res, tool_input)
+    if shape == "preToolUse":
+        decision = {Verdict.ALLOW: "allow", Verdict.BLOCK: "deny", Verdict.AGENT_ASKS: "ask"}
+        out: dict[str, Any] = {
+            "permissionDecision": decision[res.verdict],
+            "permissionDecisionReason": res.reason,
+        }
+        if res.verdict is Verdict.ALLOW and res.command is not None:
+            out["modifiedArgs"] = {**tool_input, COMMAND_TOOLS[tool]: res.command}
+        return out
+    if res.verdict is Verdict.ALLOW and res.command is None:
+        return {"behavior": "allow"}
+    if res.verdict is Verdict.ALLOW:  # permissionRequest cannot rewrite the command
+        reason = (
+            f"{res.reason}; the permissionRequest hook cannot move it into the sandbox: "
+            "install ShellGate's PreToolUse hook (`shellgate hook install copilot`)"
+        )
+        return {"behavior": "deny", "message": reason}
+    if res.verdict is Verdict.AGENT_ASKS:
+        return {}  # no decision: Copilot CLI asks the person as usual
+    return {"behavior": "deny", "message": res.reason}
+
+
+class Deadline:
+    """Prints `late` and ends the process `seconds` from now unless disarmed first: the hosts
+    let a command run when a hook passes their timeout, so ShellGate answers no before it."""
+
+    def __init__(self, seconds: float | None, late: Mapping[str, Any]) -> None:
+        self._lock = threading.Lock()
+        self._late = json.dumps(late, ensure_ascii=False) + "\n"
+        self._timer: threading.Timer | None = None
+        if seconds is not None:
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        self._lock.acquire()  # held until the process ends: the main thread writes nothing
+        try:
+            sys.stdout.write(self._late)
+            sys.stdout.flush()
+        finally:
+            os._exit(0)
+
+    def disarm(self) -> None:
+        """Never returns once the deadline has fired (the process is ending)."""
+        self._lock.acquire()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._lock.release()

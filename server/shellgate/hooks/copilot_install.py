@@ -1,0 +1,113 @@
+"""`shellgate hook install copilot` and its doctor: one hook file both hosts read.
+
+Copilot CLI and VS Code's agent both load `$COPILOT_HOME/hooks/*.json` (`~/.copilot/hooks`)
+and a repository's `.github/hooks/*.json`. The file is ShellGate's own (`shellgate.json`), in
+Copilot's format, under the `PreToolUse` key: both hosts then send Claude-style events, which
+the hook answers in the `hookSpecificOutput` shape both honour. The timeout is long (the
+editor's dialog may take minutes) and the hook's own deadline is shorter, because both hosts
+run the command when a hook overruns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shellgate.config_edit import ConfigError, read_json
+
+FILE = "shellgate.json"
+TIMEOUT = 330  # seconds the hosts wait; the hook's deadline (315) and dialog (300) are shorter
+TRUST_NOTE = (
+    "note: Copilot CLI loads a repository's hooks only in a trusted folder, and VS Code loads "
+    "no hook at all in an untrusted workspace (user-level ones included): trust this folder in "
+    "both, or install with --scope user"
+)
+
+
+def copilot_home(env: Mapping[str, str]) -> Path:
+    base = env.get("COPILOT_HOME") or os.path.join(env.get("HOME") or "~", ".copilot")
+    return Path(os.path.expanduser(base))
+
+
+def hook_file(scope_root: Path | None, env: Mapping[str, str]) -> Path:
+    if scope_root is not None:
+        return scope_root / ".github" / "hooks" / FILE
+    return copilot_home(env) / "hooks" / FILE
+
+
+def hook_text(command: str) -> str:
+    entry = {"type": "command", "bash": command, "timeoutSec": TIMEOUT}
+    return json.dumps({"version": 1, "hooks": {"PreToolUse": [entry]}}, indent=2) + "\n"
+
+
+def installed_command(path: Path) -> str | None:
+    """Our command in a Copilot hook file (None: not there); ConfigError if it does not parse."""
+    hooks = read_json(path).get("hooks")
+    for entry in (hooks or {}).get("PreToolUse") or [] if isinstance(hooks, dict) else []:
+        command = entry.get("bash") or entry.get("command") if isinstance(entry, dict) else None
+        if isinstance(command, str) and "shellgate hook copilot" in command:
+            return command
+    return None
+
+
+def samples(cwd: str) -> dict[str, dict[str, Any]]:
+    """One event of each host, as each sends it to a `PreToolUse` hook."""
+    return {
+        "Copilot CLI": {
+            "hook_event_name": "PreToolUse",
+            "session_id": "shellgate-doctor",
+            "cwd": cwd,
+            "tool_name": "Bash",
+            "tool_input": {"command": "true", "description": "doctor"},
+        },
+        "VS Code's agent": {
+            "hook_event_name": "PreToolUse",
+            "session_id": "shellgate-doctor",
+            "transcript_path": "",
+            "cwd": cwd,
+            "tool_name": "run_in_terminal",
+            "tool_input": {"command": "true", "explanation": "doctor", "goal": "doctor"},
+            "tool_use_id": "shellgate-doctor",
+        },
+    }
+
+
+def check(env: Mapping[str, str], cwd: str) -> list[str]:
+    from shellgate.hooks.doctor import dry_run
+
+    files = [hook_file(None, env), hook_file(Path(cwd), env)]
+    found: tuple[Path, str] | None = None
+    for path in files:
+        if not path.exists():
+            continue
+        try:
+            command = installed_command(path)
+        except ConfigError as exc:
+            return [str(exc)]
+        if command is not None:
+            found = (path, command)
+            break
+    if found is None:
+        return [f"{files[0]}: no ShellGate hook: run `shellgate hook install copilot`"]
+    path, command = found
+    problems = []
+    for host, event in samples(cwd).items():
+        code, out, err = dry_run(command, event, cwd)
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            answer = None
+        decision = (
+            answer.get("hookSpecificOutput", {}).get("permissionDecision")
+            if isinstance(answer, dict)
+            else None
+        )
+        if code != 0 or decision not in ("allow", "deny", "ask"):
+            problems.append(
+                f"{host}: `{command}` gave no decision it honours (exit {code}): "
+                f"{(err or out).strip()[:300]}"
+            )
+    return problems
