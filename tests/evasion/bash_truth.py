@@ -23,6 +23,7 @@ every process of the sandbox's pid namespace to end, then moves the folder away.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -33,8 +34,8 @@ FORBIDDEN_PROGRAMS = ("rm", "curl", "git", "dd", "chmod")
 EXEC_RUNNERS = ("env", "nice", "nohup", "timeout", "setsid", "stdbuf", "xargs", "find", "flock")
 REC = "/out/cur"
 
-_HEAD = f"""#!/bin/bash
-builtin printf '%s\\0' "$(($# + 1))" "${{__NAME}}" "$@" >> {REC}/$$
+_HEAD = """#!/bin/bash
+builtin printf '%s\\0' "$(($# + 1))" "${__NAME}" "$@" >> ${__REC}/$$
 """
 _EMULATED = {
     "sudo": r"""
@@ -109,8 +110,9 @@ done < /in/scripts
 """
 
 
-def stub_text(name: str) -> str:
-    head = _HEAD.replace("${__NAME}", name)
+def stub_text(name: str, rec: str = REC) -> str:
+    """The stub for `name`, recording into the folder `rec` (a fixed path: `env -i` keeps it)."""
+    head = _HEAD.replace("${__NAME}", name).replace("${__REC}", shlex.quote(rec))
     if name in FORBIDDEN_PROGRAMS:
         return head + "exit 0\n"
     if name in EXEC_RUNNERS:
@@ -140,11 +142,11 @@ def bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def write_stubs(folder: Path) -> None:
+def write_stubs(folder: Path, rec: str = REC, names: Sequence[str] = STUBS) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    for name in STUBS:
+    for name in names:
         path = folder / name
-        path.write_text(stub_text(name))
+        path.write_text(stub_text(name, rec))
         path.chmod(0o755)
 
 
@@ -203,6 +205,23 @@ def records(raw: bytes) -> list[tuple[str, ...]]:
         out.append(tuple(f.decode("utf-8", "surrogateescape") for f in fields[i + 1 : i + 1 + n]))
         i += 1 + n
     return out
+
+
+def require_sandbox() -> None:
+    """Skip locally, fail in CI, when bubblewrap is missing or cannot make its sandbox here."""
+    strict = os.environ.get("CI") or os.environ.get("SHELLGATE_E2E")
+    why = None
+    if bwrap() is None:
+        why = "bubblewrap (bwrap) is not installed (.ci/run installs it)"
+    else:
+        try:
+            bash_runs(["true"], timeout=60)
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+            why = f"bubblewrap cannot run bash here: {exc}"
+    if why is not None:
+        import pytest
+
+        (pytest.fail if strict else pytest.skip)(why)
 
 
 # git's own options before its subcommand (git.c handle_options): those that take a value

@@ -27,8 +27,8 @@ TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # The rules every front end is given: each target forbidden.
 RULES = "".join(
-    f"prefix_rule(pattern={list(key.split())!r}, decision=\"forbidden\", "
-    f"justification=\"{key} is forbidden here\")\n".replace("'", '"')
+    f'prefix_rule(pattern={list(key.split())!r}, decision="forbidden", '
+    f'justification="{key} is forbidden here")\n'.replace("'", '"')
     for key, _ in TARGETS
 )
 
@@ -72,6 +72,17 @@ def _body(t: str) -> str:
     return t if t.endswith(("\n", "&")) else t + ";"
 
 
+def _spaced(t: str) -> str:
+    """`t` ready to be followed by an operator such as `)` or `;;`."""
+    return t if t.endswith("\n") else t + " "
+
+
+def _function(r: random.Random, s: State) -> str:
+    name = f"f{s.depth}"
+    return r.choice([f"{name}() {{ {_body(s.text)} }}; {name}",
+                     f"function {name} {{ {_body(s.text)} }}\n{name}"])  # fmt: skip
+
+
 def _q(t: str) -> str:
     return shlex.quote(t)
 
@@ -112,17 +123,16 @@ def _heredoc(r: random.Random, s: State) -> str:
 # Layers, by kind. Those needing a simple command as their argument are in NEEDS_SIMPLE.
 LAYERS: dict[str, Layer] = {
     # compounds
-    "subshell": _compound(lambda r, s: f"( {s.text}{')' if s.text.endswith(chr(10)) else ' )'}"),
+    "subshell": _compound(lambda r, s: f"( {_spaced(s.text)})"),
     "group": _compound(lambda r, s: f"{{ {_body(s.text)} }}"),
     "if": _compound(lambda r, s: f"if true; then {_body(s.text)} fi"),
     "for": _compound(lambda r, s: f"for i in 1; do {_body(s.text)} done"),
     "while": _compound(lambda r, s: f"while :; do {_body(s.text)} break; done"),
-    "case": _compound(lambda r, s: f"case a in a) {s.text}{'' if s.text.endswith(chr(10)) else ' '};; esac"),
+    "case": _compound(lambda r, s: f"case a in a) {_spaced(s.text)};; esac"),
     "bang": _compound(lambda r, s: "! " + s.text),
-    "function": _compound(lambda r, s: r.choice([f"f{s.depth}() {{ {_body(s.text)} }}; f{s.depth}",
-                                                 f"function f{s.depth} {{ {_body(s.text)} }}\nf{s.depth}"])),
-    "background": _compound(lambda r, s: s.text + (" &" if not s.text.endswith("\n") else "")
-                            if not s.text.endswith("\n") else f"{{ {s.text}}} &"),
+    "function": _compound(_function),
+    "background": _compound(lambda r, s: f"{{ {s.text}}} &" if s.text.endswith("\n")
+                            else s.text + " &"),
     "pipeline": _compound(_pipeline),
     "coproc": _compound(lambda r, s: "coproc " + s.text),
     "time": _compound(lambda r, s: r.choice(["time ", "time -p "]) + s.text),
@@ -198,15 +208,17 @@ def spell(rng: random.Random, force: str | None = None) -> Spelling:
     words = list(argv)
     kinds: list[str] = []
     if key == "git push" and (force in GIT_OPTIONS or rng.random() < 0.4):
-        for opt in [force] if force in GIT_OPTIONS else rng.sample(sorted(GIT_OPTIONS), 2)[
-            : rng.randint(1, 2)
-        ]:
+        for opt in (
+            [force]
+            if force in GIT_OPTIONS
+            else rng.sample(sorted(GIT_OPTIONS), 2)[: rng.randint(1, 2)]
+        ):
             assert opt is not None
             words[1:1] = GIT_OPTIONS[opt]
             kinds.append(opt)
     line_kind = force if force in LINE_KINDS else None
     word_kind = force if force in WORD_KINDS else None
-    if line_kind is None and word_kind is None and force is None or force in LAYERS:
+    if (line_kind is None and word_kind is None and force is None) or force in LAYERS:
         roll = rng.random()
         if roll < 0.15:
             line_kind = rng.choice(sorted(LINE_KINDS))
