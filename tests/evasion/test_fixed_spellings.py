@@ -103,3 +103,16 @@ def test_a_default_install_never_lets_a_risky_command_run_unsandboxed(
     assert new and " shellgate sandbox " in new, (
         f"{agent}, default install, no rules: {command!r} allowed unsandboxed: {answer}"
     )
+
+
+def test_the_mcp_shell_tool_judges_the_script_whatever_bash_it_finds(
+    make_home: Callable[[str | None], Home],
+) -> None:
+    home = make_home(spellings.RULES)
+    # Homebrew's or Nix's bash first on PATH: the server runs `<that bash> -lc SCRIPT`, and the
+    # rules must still judge SCRIPT, not one opaque command named after that path.
+    elsewhere = home.root / "opt" / "bin"
+    elsewhere.mkdir(parents=True, exist_ok=True)
+    (elsewhere / "bash").symlink_to("/usr/bin/bash")
+    statuses = asyncio.run(judges.mcp_statuses(home, ["rm -rf x"], elsewhere))
+    assert statuses == ["forbidden"] and (home.ws / "x").exists()
