@@ -7,8 +7,8 @@ means for each.
 - Codex's hook is quiet when it has nothing to add: Codex then applies its own rules, so a
   spelling is allowed there when the hook does not deny it and Codex's own decision (explain's
   `decision`, byte-identical to `check`) is `allow`.
-- `shellgate explain --json`: the gate's decision (`gate_decision`: the field ShellGate adds
-  beyond Codex's own `decision`; without it, Codex's decision is all explain says).
+- `shellgate explain --json`: the gate's requirement (`gate`, what ShellGate requires beyond
+  Codex's own `requirement`; absent when it is Codex's).
 - The MCP `shell` tool: a real MCP client session; allowed means it ran (`status` completed,
   or any attempt made).
 """
@@ -103,14 +103,17 @@ def hook_allowed(agent: str, verdict: str, codex_decision: str) -> bool:
     return verdict == "allow"
 
 
+_REQUIREMENT = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
+
+
 def gate_decision(doc: Mapping[str, Any]) -> str:
-    """What explain says the gate decides: the field ShellGate adds, else Codex's decision."""
+    """What explain says the gate requires (allow, prompt, forbidden): its `gate`, the
+    requirement ShellGate adds beyond Codex's; without one, Codex's own requirement."""
     gate = doc.get("gate")
-    if isinstance(gate, Mapping):
-        return str(gate.get("decision"))
-    if isinstance(gate, str):
-        return gate
-    return str(doc["decision"])
+    if not isinstance(gate, Mapping):
+        gate = doc["requirement"]
+    kind = str(gate.get("type"))
+    return _REQUIREMENT.get(kind, kind)
 
 
 @contextlib.contextmanager

@@ -39,6 +39,18 @@ NAMED = [
     ("rm", r"( \rm -rf x )"),
     ("git push", "git -C . push origin main"),
 ]
+# Found by the generated corpus (minimal forms), kept as fixed rows: a keyword before a
+# compound command, a here-document whose body starts with a backslash.
+FOUND = [
+    ("rm", "time for i in 1; do \\rm -rf x; done"),
+    ("rm", "! if true; then \\rm -rf x; fi"),
+    ("rm", "! { \\rm -rf x; }"),
+    ("rm", "! while :; do \\rm -rf x; break; done"),
+    ("rm", "coproc { \\rm -rf x; }"),
+    ("rm", "coproc if true; then \\rm -rf x; fi"),
+    ("rm", "time function f0 { \\rm -rf x; }\nf0"),
+    ("rm", "bash <<'EOF'\n\\rm -rf x\nEOF\n"),
+]
 RISKY = [
     "find / -delete",
     "git reset --hard",
@@ -55,16 +67,16 @@ def home(make_home: Callable[[str | None], Home]) -> Home:
 
 def test_bash_runs_each_named_spelling_as_its_program() -> None:
     bash_truth.require_sandbox()
-    ran = bash_truth.bash_runs([text for _, text in NAMED])
+    ran = bash_truth.bash_runs([text for _, text in NAMED + FOUND])
     missed = [
         (text, argvs)
-        for (target, text), argvs in zip(NAMED, ran, strict=True)
+        for (target, text), argvs in zip(NAMED + FOUND, ran, strict=True)
         if not any(bash_truth.forbidden_program(a) == target for a in argvs)
     ]
     assert not missed
 
 
-@pytest.mark.parametrize(("target", "text"), NAMED, ids=[t for _, t in NAMED])
+@pytest.mark.parametrize(("target", "text"), NAMED + FOUND, ids=[t for _, t in NAMED + FOUND])
 def test_no_front_end_allows_a_named_spelling(home: Home, target: str, text: str) -> None:
     (verdicts,) = judges.judge_in_process(home, [text])
     said = {a: judges.hook_process(home, a, text) for a in judges.AGENTS}
