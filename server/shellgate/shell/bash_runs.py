@@ -437,7 +437,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not argv:
             continue
         if 0 in dynamic:
-            why = f"the command name `{raws[0]}` is decided at run time"
+            why = f"its name is `{raws[0]}`"
             if not ctx.add(Run(tuple(argv), via, frozenset(dynamic), unknowable=why)):
                 return False
             continue
@@ -472,7 +472,7 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
                 continue
             read = read_word(text(word, src), ifs_default=ctx.ifs_default)
             if any(dyn for _, dyn in read.fields):
-                found = (None, "a here-string decided at run time", None)
+                found = (None, "a here-string with an expansion", None)
             else:
                 found = (" ".join(v for v, _ in read.fields), "<<<", None)
         elif r.type == "heredoc_redirect":
@@ -509,14 +509,14 @@ def _heredoc(r: Node, src: bytes) -> _Stdin:
     if any(c.type == "<<-" for c in r.children):
         content = "\n".join(line.lstrip("\t") for line in content.split("\n"))
     if not quoted and any(c in content for c in "$`\\"):
-        return (content, "<<", "a here-document bash expands at run time")
+        return (content, "<<", "a here-document with expansions")
     return (content, "<<", None)
 
 
 def _piped_text(stage: Node, src: bytes, ctx: _Ctx) -> _Stdin:
     """What a pipeline stage writes, when it is literal: `echo WORDS`, `printf TEXT`, `cat`
     of a here-document or here-string."""
-    unknown: _Stdin = (None, "a script piped in, decided at run time", None)
+    unknown: _Stdin = (None, "what another command writes into the pipe", None)
     command = stage
     if command.type == "redirected_statement":
         body = command.child_by_field_name("body")
@@ -582,13 +582,13 @@ def _argv(
             return True
         moved = frozenset(i - start for i in dynamic if i >= start)
         if 0 in moved:
-            why = f"`{label}` runs a command named at run time (`{rest[0]}`)"
+            why = f"`{label}` runs `{rest[0]}`"
             return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
         return _argv(rest, moved, (*via, label), depth + 1, ctx, stdin, tail)
 
     def source(text_: str, index: int | None, label: str) -> bool:
         if index is not None and index in dynamic:
-            why = f"`{label}` runs shell source decided at run time"
+            why = f"`{label}` runs shell source from an expansion"
             return ctx.add(Run((), (*via, label), unknowable=why))
         _script(text_, (*via, label), depth + 1, ctx)
         return len(ctx.out) < MAX_RUNS
@@ -599,15 +599,15 @@ def _argv(
         return _shell(shell, offset, dynamic, via, depth, ctx, stdin, source)
     if name == "eval":
         if any(i > 0 for i in dynamic):
-            return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of text decided at run time"))
+            return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of an expansion"))
         return source(" ".join(words[1:]), None, "eval")
     if name in ("source", "."):
         target = words[1] if len(words) > 1 else ""
         if 1 in dynamic or target.startswith(("<(", "/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
-            return ctx.add(Run((), here, unknowable=f"`{name}` reads a script decided at run time"))
+            return ctx.add(Run((), here, unknowable=f"`{name}` reads a script from `{target}`"))
         return True
     if name == "alias" and any("=" in w for w in words[1:]):
-        return ctx.add(Run((), here, unknowable="an alias: bash decides what it runs at run time"))
+        return ctx.add(Run((), here, unknowable="an alias definition"))
     if name == "trap":
         from shellgate.shell.dangerous import trap_action
 
@@ -641,7 +641,8 @@ def _argv(
         if tuple(rest) == words[len(words) - len(rest) :]:
             return inner(len(words) - len(rest), label=label, tail=tail)
         if dynamic:  # env -S "..." split from a run-time word
-            return ctx.add(Run((), here, unknowable=f"`{label}` splits a command at run time"))
+            why = f"`{label}` splits an expansion into a command"
+            return ctx.add(Run((), here, unknowable=why))
         return _argv(tuple(rest), frozenset(), (*via, label), depth + 1, ctx, stdin, tail)
     return True
 
@@ -688,8 +689,8 @@ def _shell(
     if i < len(argv) and not reads_stdin:
         operand = argv[i]
         if i + offset in dynamic or operand.startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
-            return ctx.add(Run((), (*via, label), unknowable=f"`{label}` runs a script decided "
-                                                              "at run time"))  # fmt: skip
+            why = f"`{label}` runs a script from `{operand}`"
+            return ctx.add(Run((), (*via, label), unknowable=why))
         if operand not in ("/dev/stdin", "/proc/self/fd/0"):
             return True  # a script file: the rules judge `bash FILE`
     if stdin is None:
@@ -749,7 +750,7 @@ def _find(
                 moved = {k - i - 1 for k in dynamic if i < k < end}
                 moved |= {k for k, w in enumerate(rest) if "{}" in w}
                 if 0 in moved:
-                    why = f"`{label}` runs a command named at run time (`{rest[0]}`)"
+                    why = f"`{label}` runs `{rest[0]}`"
                     if not ctx.add(Run(rest, (*via, label), frozenset(moved), unknowable=why)):
                         return False
                 elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, None):
