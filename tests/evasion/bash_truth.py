@@ -94,6 +94,7 @@ _EMULATED["toybox"] = _EMULATED["busybox"]
 
 DRIVER = r"""
 : > /w/x; : > /w/y
+echo 'PATH=/stubs:$PATH' > /w/.bash_profile  # `bash -l` resets PATH in /etc/profile
 base=(/proc/[0-9]*); base=${#base[@]}
 i=0
 while IFS= read -r -d '' s; do

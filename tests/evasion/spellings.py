@@ -151,6 +151,8 @@ LAYERS: dict[str, Layer] = {
     "find-exec": _simple(lambda r, s: "find . -maxdepth 0 -exec " + s.text
                          + r.choice([" \\;", " ';'", " {} +"])),
     "find-execdir": _simple(lambda r, s: "find . -maxdepth 0 -execdir " + s.text + " \\;"),
+    "find-ok": _compound(lambda r, s: "yes | find . -maxdepth 0 " + r.choice(["-ok ", "-okdir "])
+                         + s.text + " \\;"),
     "busybox": _runner("busybox ", "toybox "),
     "watch": _runner("watch ", "watch -n 1 ", "watch -x "),
     "flock": _runner("flock /tmp/l ", "flock -w 1 /tmp/l "),
@@ -173,7 +175,7 @@ LAYERS: dict[str, Layer] = {
 }  # fmt: skip
 NEEDS_SIMPLE = frozenset({"command", "builtin", "exec", "env", "nohup", "nice", "timeout",
                           "setsid", "stdbuf", "sudo", "xargs", "find-exec", "find-execdir",
-                          "watch", "flock"})  # fmt: skip
+                          "find-ok", "watch", "flock"})  # fmt: skip
 NEEDS_BARE = frozenset({"busybox"})
 # coproc takes a simple command or a compound that starts with a reserved word or `(`.
 _COPROC_OK = ("(", "{", "if ", "for ", "while ", "case ")
