@@ -40,7 +40,8 @@ NAMED = [
     ("git push", "git -C . push origin main"),
 ]
 # Found by the generated corpus (minimal forms), kept as fixed rows: a keyword before a
-# compound command, a here-document whose body starts with a backslash.
+# compound command or before `!`, a here-document whose body starts with a backslash or
+# after `!`, a `-c` of git's read as flock's, a here-string given to what `eval` runs.
 FOUND = [
     ("rm", "time for i in 1; do \\rm -rf x; done"),
     ("rm", "! if true; then \\rm -rf x; fi"),
@@ -50,6 +51,10 @@ FOUND = [
     ("rm", "coproc if true; then \\rm -rf x; fi"),
     ("rm", "time function f0 { \\rm -rf x; }\nf0"),
     ("rm", "bash <<'EOF'\n\\rm -rf x\nEOF\n"),
+    ("rm", "! sh -s <<'EOF'\nrm -rf x\nEOF\n"),
+    ("rm", "time ! rm -rf x"),
+    ("git push", "flock /tmp/l git --no-pager -c k=v push origin main"),
+    ("rm", "eval bash <<< 'rm -rf x'"),
 ]
 RISKY = [
     "find / -delete",
