@@ -41,7 +41,8 @@ NAMED = [
 ]
 # Found by the generated corpus (minimal forms), kept as fixed rows: a keyword before a
 # compound command or before `!`, a here-document whose body starts with a backslash or
-# after `!`, a `-c` of git's read as flock's, a here-string given to what `eval` runs.
+# after `!`, a `-c` of git's read as flock's, a here-string given to what `eval`, `watch` or
+# `find -execdir` runs.
 FOUND = [
     ("rm", "time for i in 1; do \\rm -rf x; done"),
     ("rm", "! if true; then \\rm -rf x; fi"),
@@ -55,6 +56,8 @@ FOUND = [
     ("rm", "time ! rm -rf x"),
     ("git push", "flock /tmp/l git --no-pager -c k=v push origin main"),
     ("rm", "eval bash <<< 'rm -rf x'"),
+    ("rm", "watch -n 1 bash <<< 'rm -rf x'"),
+    ("rm", "find . -maxdepth 0 -execdir dash <<< 'rm -rf x' \\;"),
 ]
 RISKY = [
     "find / -delete",
