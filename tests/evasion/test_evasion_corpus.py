@@ -17,8 +17,8 @@ spelling that bash ran as the forbidden program may be answered allow, or run:
 
 The spellings bash did not run as the forbidden program (dash has no `$'...'`, `timeout`
 cannot run a builtin, ...) are printed, not asserted on. One summary line gives the counts.
-Cost on 2 busy cores: bash about 15 s for 400 spellings, the bulk judging about 10 s, the
-processes and the MCP session about 30 s.
+Cost on 2 busy cores, as measured: bash 15 to 35 s for 400 spellings, the bulk judging 10 to
+20 s, the hook and explain processes about 12 s, the MCP session about 16 s; 1 to 1.5 minutes.
 """
 
 from __future__ import annotations
