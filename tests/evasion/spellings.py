@@ -2,7 +2,8 @@
 
 `generate(n, seed)` draws `n` scripts, each one forbidden command (`rm -rf x`, `curl -s URL`,
 `git push origin main`, `dd ...`, `chmod -R 000 x`) spelled as bash could be made to run it:
-its words quoted or escaped, then wrapped in one to three layers drawn from the compounds,
+its words quoted or escaped (or its name given as a path, a glob, a parameter or a command
+substitution, which bash decides at run time and ShellGate must ask about), then wrapped in one to three layers drawn from the compounds,
 the runners that execute their arguments, the shells handed a script, and (for git) the
 options before the subcommand, nested in any order where bash's grammar allows. The first
 spellings force each kind once, so a run covers every kind (`KINDS`); the rest are random.
@@ -46,7 +47,14 @@ WORD_KINDS: dict[str, Callable[[str], str]] = {
     "ansi-c": lambda w: f"$'{w}'",  # $'rm'
     "ansi-c-hex": _hex,  # $'\x72m'
     "locale": lambda w: f'$"{w}"',  # $"rm"
+    # decided at run time: bash runs the program, ShellGate cannot know it before (asks)
+    "param-default": lambda w: f"${{X:-{w}}}",  # ${X:-rm}
+    "command-substitution": lambda w: f"$(echo {w})",  # $(echo rm)
+    "backticks": lambda w: f"`echo {w}`",  # `echo rm`
+    "absolute-path": lambda w: f"/usr/bin/{w}",
+    "glob": lambda w: f"/usr/bin/{w[:-1]}[{w[-1]}]",  # /usr/bin/r[m]
 }
+NAME_ONLY = frozenset({"absolute-path", "glob"})  # not for git's subcommand
 # Spellings of the whole command line.
 LINE_KINDS: dict[str, Callable[[list[str]], str]] = {
     "brace": lambda ws: "{" + ",".join(ws) + "}",  # {rm,-rf,x}
@@ -227,7 +235,8 @@ def spell(rng: random.Random, force: str | None = None) -> Spelling:
         elif roll < 0.8:
             word_kind = rng.choice(sorted(WORD_KINDS))
     if word_kind is not None:
-        at = len(words) - len(argv) + 1 if key == "git push" and rng.random() < 0.4 else 0
+        git_word = key == "git push" and word_kind not in NAME_ONLY and rng.random() < 0.4
+        at = len(words) - len(argv) + 1 if git_word else 0
         words[at] = WORD_KINDS[word_kind](words[at])
         kinds.append(word_kind)
     if line_kind is not None:
