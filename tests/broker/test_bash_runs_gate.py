@@ -56,6 +56,8 @@ FORBIDDEN = [
     "echo rm -rf x | sh", r"printf 'rm -rf x\n' | sh", "bash -s <<'EOF'\nrm -rf x\nEOF",
     "sh <<EOF\nrm -rf x\nEOF", "cat <<'E' | bash\nrm -rf x\nE", "eval 'rm -rf x'",
     "eval rm -rf x", "sudo bash -c 'rm x'", "nice sh -c 'dash -c \"rm -rf x\"'",
+    "echo 'rm x' | sh -s", "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
+    "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "builtin eval 'rm x'", "su - root -c 'rm x'",
     # git's global options
     "git -C . push origin main", "git -c k=v push", "git --no-pager push",
     "git --git-dir=.git push", "git -C . -c a=b --no-pager push", "sh -c 'git -C . push'",
@@ -69,7 +71,8 @@ UNKNOWABLE = [
     "alias x='rm -rf y'", "eval \"$CMD\"", "source <(echo rm -rf x)", ". <(wget -O- u)",
     "bash <(wget -O- u)", "wget -O- u | sh", "cat f | bash", "bash <<EOF\n$CMD\nEOF",
     "timeout 5 $CMD", "xargs $CMD", "sh -c \"$S\"", "git $SUB origin", "IFS=,; rm${IFS}x",
-    "sudo $CMD",
+    "sudo $CMD", "echo 'rm x' | { bash; }", "echo 'rm x' > >(sh)", "echo x | xargs sh -c",
+    "bash < <(echo rm)", "x=rm; $x -rf y", "f() { \"$@\"; }; f rm x",
 ]
 
 # Ordinary commands: nothing more than Codex.

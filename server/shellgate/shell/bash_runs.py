@@ -36,9 +36,10 @@ from shellgate.shell.wrappers import unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
-MAX_RUNS = 2000
+MAX_RUNS = 1000
 MAX_SCRIPT = 1 << 20  # characters; a longer script is judged unknowable, never read
 MAX_BRACE = 64  # words one brace expansion may give before it counts as run-time
+MAX_WORD = 1 << 16  # characters; a longer word is read as run-time, not scanned
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
                     "pdksh", "ksh93", "rbash", "busybox-sh"})  # fmt: skip
@@ -122,7 +123,7 @@ def read_word(raw: str, *, ifs_default: bool = True) -> Word:
     default $IFS, and quote removal: `'r'm` -> rm, `{a,b}` -> a b, `$X` -> run-time."""
     if _PLAIN_WORD.fullmatch(raw):
         return Word(raw, [(raw, False)])
-    if _SENTINELS.search(raw):
+    if len(raw) > MAX_WORD or _SENTINELS.search(raw):
         return Word(raw, [(raw, True)])
     marked = _scan(raw, ifs_default)
     words = _brace(marked) if _OB in marked else [marked]
@@ -356,6 +357,10 @@ def _sequence(inner: str) -> list[str] | None:
 # --- scripts -----------------------------------------------------------------------------
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+# Nodes of text, which hold a command only inside a substitution.
+_WORDS = frozenset({"heredoc_body", "string", "concatenation", "word", "raw_string",
+                    "simple_expansion", "expansion", "variable_assignment"})  # fmt: skip
+_SUBSTITUTION = re.compile(rb"\$\(|`|[<>]\(")
 _BRACE_COMMAND = re.compile(
     r"(^|[;&|(\n])([ \t]*(?:(?:then|do|else|elif|if|while|until|!)[ \t]+)*)\{(?=[^\s{}]*,\S*\})"
 )
@@ -390,13 +395,30 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
             root = again[0].root_node
     if root.has_error:
         ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "command" and not _command(node, src, via, depth, ctx):
-            break
-        stack.extend(reversed(node.named_children))
+    _walk(root, src, via, depth, ctx)
     ctx.ifs_default = saved
+
+
+def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
+    """Every `command` of the tree, in source order. A cursor, not lists of children: the
+    walk stops at the bound without building a node for each of a huge script's commands."""
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        descend = True
+        if node is not None and node.is_named:
+            kind = node.type
+            if kind == "command" and not _command(node, src, via, depth, ctx):
+                return
+            # text holds a command only inside a substitution (a long heredoc is not walked)
+            descend = kind not in _WORDS or bool(
+                _SUBSTITUTION.search(src, node.start_byte, node.end_byte)
+            )
+        if descend and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
 
 
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
@@ -482,6 +504,8 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
             target = r.child_by_field_name("destination")
             if op == "<" and target is not None and target.type == "process_substitution":
                 found = (None, "input from a process substitution", None)
+            elif op == "<":
+                found = ("", "<", None)  # a script file: the rules judge the shell, as `sh FILE`
     if found is not None:
         return found
     statement = parent if parent is not None and parent.type == "redirected_statement" else node
@@ -581,6 +605,9 @@ def _argv(
         if not rest:
             return True
         moved = frozenset(i - start for i in dynamic if i >= start)
+        if label == "xargs":  # `xargs -I{} CMD {}`: the replaced words come at run time
+            marker = _xargs_replace(words[:start])
+            moved |= {k for k, w in enumerate(rest) if marker and marker in w}
         if 0 in moved:
             why = f"`{label}` runs `{rest[0]}`"
             return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
@@ -589,14 +616,15 @@ def _argv(
     def source(text_: str, index: int | None, label: str) -> bool:
         if index is not None and index in dynamic:
             why = f"`{label}` runs shell source from an expansion"
-            return ctx.add(Run((), (*via, label), unknowable=why))
+            if not ctx.add(Run((), (*via, label), unknowable=why)):
+                return False  # and its text as written, for the commands it names literally
         _script(text_, (*via, label), depth + 1, ctx)
         return len(ctx.out) < MAX_RUNS
 
     if name in SHELLS or (name in _BOXES and words[1:2] in (("sh",), ("ash",), ("bash",))):
         shell = words[1:] if name in _BOXES else words
         offset = 1 if name in _BOXES else 0
-        return _shell(shell, offset, dynamic, via, depth, ctx, stdin, source)
+        return _shell(shell, offset, dynamic, via, ctx, stdin, source, open_tail)
     if name == "eval":
         if any(i > 0 for i in dynamic):
             return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of an expansion"))
@@ -655,13 +683,15 @@ def _shell(
     offset: int,
     dynamic: frozenset[int],
     via: tuple[str, ...],
-    depth: int,
     ctx: _Ctx,
     stdin: _Stdin | None,
     source: _Source,
+    open_tail: bool,
 ) -> bool:
     """A shell's options: `-c SCRIPT` (anywhere among them), a script file operand, or a
-    script read on its input (`-s`, `-`, no operand)."""
+    script read on its input (`-s`, `-`, no operand): known only from a here-string, a
+    here-document or a literal pipe (`_stdin_of`); any other input is run-time (`echo x |
+    { bash; }`, `>(sh)`, a shell inside a script that was itself piped in)."""
     label = executable_name_lookup_key(argv[0]) or argv[0]
     i, dash_c, reads_stdin = 1, False, False
     while i < len(argv):
@@ -682,6 +712,8 @@ def _shell(
             i += 1 + sum(1 for letter in arg[1:] if letter in "oO")
             continue
         break
+    if i >= len(argv) and open_tail:  # `xargs sh -c`, `xargs bash`: the script comes later
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` gets its script from input"))
     if dash_c:
         if i >= len(argv):
             return True
@@ -694,7 +726,7 @@ def _shell(
         if operand not in ("/dev/stdin", "/proc/self/fd/0"):
             return True  # a script file: the rules judge `bash FILE`
     if stdin is None:
-        return True
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads a script on its input"))
     content, how, doubt = stdin
     if content is None:
         return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads {how}"))
@@ -703,6 +735,19 @@ def _shell(
     ):
         return False
     return source(content, None, f"{how} {label}")
+
+
+def _xargs_replace(options: tuple[str, ...]) -> str | None:
+    """The replace string of xargs' `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`)."""
+    for i, word in enumerate(options):
+        if word == "-I" and i + 1 < len(options):
+            return options[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word.startswith(("-i", "--replace")):
+            value = word.split("=", 1)[1] if "=" in word else word[2:] if word[:2] == "-i" else ""
+            return value or "{}"
+    return None
 
 
 def _watch(words: tuple[str, ...], inner: Callable[..., bool], source: _Source) -> bool:
