@@ -46,6 +46,8 @@ NAMED = [
 FOUND = [
     ("rm", "time for i in 1; do \\rm -rf x; done"),
     ("rm", "! if true; then \\rm -rf x; fi"),
+    ("rm", "! for i in 1; do rm -rf x; done"),
+    ("rm", "! ! rm -rf x"),
     ("rm", "! { \\rm -rf x; }"),
     ("rm", "! while :; do \\rm -rf x; break; done"),
     ("rm", "coproc { \\rm -rf x; }"),
