@@ -163,7 +163,7 @@ LAYERS: dict[str, Layer] = {
                          + s.text + " \\;"),
     "busybox": _runner("busybox ", "toybox "),
     "watch": _runner("watch ", "watch -n 1 ", "watch -x "),
-    "flock": _runner("flock /tmp/l ", "flock -w 1 /tmp/l "),
+    "flock": _runner("flock .lock ", "flock -w 1 .lock "),
     "script-c": _simple(lambda r, s: f"script -qc {_q(s.text)} /dev/null"),
     "su-c": _simple(lambda r, s: r.choice([f"su -c {_q(s.text)}", f"su root -c {_q(s.text)}"])),
     # shells handed a script

@@ -56,7 +56,7 @@ FOUND = [
     ("rm", "bash <<'EOF'\n\\rm -rf x\nEOF\n"),
     ("rm", "! sh -s <<'EOF'\nrm -rf x\nEOF\n"),
     ("rm", "time ! rm -rf x"),
-    ("git push", "flock /tmp/l git --no-pager -c k=v push origin main"),
+    ("git push", "flock .lock git --no-pager -c k=v push origin main"),
     ("rm", "eval bash <<< 'rm -rf x'"),
     ("rm", "watch -n 1 bash <<< 'rm -rf x'"),
     ("rm", "find . -maxdepth 0 -execdir dash <<< 'rm -rf x' \\;"),
