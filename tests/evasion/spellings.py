@@ -3,9 +3,10 @@
 `generate(n, seed)` draws `n` scripts, each one forbidden command (`rm -rf x`, `curl -s URL`,
 `git push origin main`, `dd ...`, `chmod -R 000 x`) spelled as bash could be made to run it:
 its words quoted or escaped (or its name given as a path, a glob, a parameter or a command
-substitution, which bash decides at run time and ShellGate must ask about), then wrapped in one to three layers drawn from the compounds,
-the runners that execute their arguments, the shells handed a script, and (for git) the
-options before the subcommand, nested in any order where bash's grammar allows. The first
+substitution, which bash decides at run time and ShellGate must ask about), then wrapped in
+one to three layers drawn from the compounds, the runners that execute their arguments, the
+shells handed a script, and (for git) the options before the subcommand, nested in any order
+where bash's grammar allows. The first
 spellings force each kind once, so a run covers every kind (`KINDS`); the rest are random.
 Whether bash really runs the forbidden program is not assumed: bash_truth records it.
 """

@@ -42,7 +42,7 @@ NAMED = [
 # Found by the generated corpus (minimal forms), kept as fixed rows: a keyword before a
 # compound command or before `!`, a here-document whose body starts with a backslash or
 # after `!`, a `-c` of git's read as flock's, a here-string given to what `eval`, `watch` or
-# `find -execdir` runs.
+# `find -execdir` runs, a here-document on a shell a pipe also feeds.
 FOUND = [
     ("rm", "time for i in 1; do \\rm -rf x; done"),
     ("rm", "! if true; then \\rm -rf x; fi"),
@@ -55,6 +55,7 @@ FOUND = [
     ("rm", "time function f0 { \\rm -rf x; }\nf0"),
     ("rm", "bash <<'EOF'\n\\rm -rf x\nEOF\n"),
     ("rm", "! sh -s <<'EOF'\nrm -rf x\nEOF\n"),
+    ("rm", "echo x | bash <<'EOF'\nrm -rf x\nEOF\n"),  # the here-doc, not the pipe, is stdin
     ("rm", "time ! rm -rf x"),
     ("git push", "flock .lock git --no-pager -c k=v push origin main"),
     ("rm", "eval bash <<< 'rm -rf x'"),
