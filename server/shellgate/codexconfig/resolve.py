@@ -131,16 +131,34 @@ def _default_home(env: Mapping[str, str] | None) -> Path:
     return codex_home(env)
 
 
-def _requirements(system: Path) -> Requirements | None:
-    """requirements.toml typed, or None; imported only when the file exists (the hook's start
-    pays for tomllib only on a machine with a managed tier)."""
-    import os
+_KEPT: dict[Path, tuple[tuple[int, int, int, int], Requirements | None]] = {}
 
-    if not os.path.lexists(system / "requirements.toml"):
+
+def _requirements(system: Path) -> Requirements | None:
+    """requirements.toml typed, or None; kept while the file is unchanged (the editor and the
+    broker ask for every command; errors are never kept). Imported only when the file exists:
+    a hook pays for tomllib only on a machine with a managed tier."""
+    import os
+    import time
+
+    path = system / "requirements.toml"
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return None
+    except OSError:
+        st = None  # the loader reports it
+    signature = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    kept = _KEPT.get(path)
+    if kept is not None and signature is not None and kept[0] == signature:
+        return kept[1]
     from shellgate.codexconfig.requirements import load_requirements
 
-    return load_requirements(system)
+    found = load_requirements(system)
+    # a file changed within the clock's granularity may change again unseen ("racy git")
+    if signature is not None and time.time_ns() - signature[2] > 2_000_000_000:
+        _KEPT[path] = (signature, found)
+    return found
 
 
 def managed_session(
