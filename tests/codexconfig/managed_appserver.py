@@ -139,9 +139,10 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
         standin.script = [{"tool": "<auto>", "command": spec["command"]}] + [{"text": "done"}] * 4
         standin._cursor = 0
         standin.requests.clear()
-        th = await request("thread/start", {"cwd": config["ws"], "ephemeral": True,
-                                            "approvalPolicy": spec["approvalPolicy"],
-                                            "sandbox": spec["sandbox"]})  # fmt: skip
+        params = {"cwd": config["ws"], "ephemeral": True, "sandbox": spec["sandbox"]}
+        if spec["approvalPolicy"]:  # "": none given, Codex's config files decide
+            params["approvalPolicy"] = spec["approvalPolicy"]
+        th = await request("thread/start", params)
         if "error" in th:
             case.update(thread_error=th["error"].get("message"), warnings=[], outputs=[])
             result["cases"].append(case)
@@ -181,12 +182,13 @@ def shellgate(config: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
                SHELLGATE_HOOK_FALLBACK="ask", XDG_RUNTIME_DIR=config["scratch"])  # fmt: skip
     py = [sys.executable, "-m", "shellgate"]
     policy, sandbox = spec["approvalPolicy"], spec["sandbox"]
+    given = ["--approval-policy", policy] if policy else []
     explain = subprocess.run(
-        [*py, "explain", "--json", "--cwd", config["ws"], "--approval-policy", policy,
+        [*py, "explain", "--json", "--cwd", config["ws"], *given,
          "--sandbox", sandbox, "--shell", spec["command"]],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
-    hook_flags = ["--approval-policy", policy]
+    hook_flags = ["--approval-policy", policy or "on-request"]
     if sandbox != "danger-full-access":  # Claude Code's own commands run unsandboxed
         hook_flags += ["--sandbox", sandbox]
     event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",

@@ -57,6 +57,7 @@ class Setup:
     system_rules: str | None = None
     user_rules: str | None = None
     system_config: str | None = None
+    user_config: str | None = None
     cases: list[dict[str, str]] = field(default_factory=list)
     prompt_user: set[str] = field(default_factory=set)  # first words of prompt-user rules
 
@@ -101,9 +102,13 @@ def draw(rng: random.Random, n: int) -> list[Setup]:
         if rng.random() < 0.5:
             s.user_rules = _rule(rng.choice(words), rng.choice(["allow", "prompt", "forbidden"]),
                                  "user")  # fmt: skip
-        if rng.random() < 0.3:
+        if rng.random() < 0.4:
             s.system_config = f'approval_policy = "{rng.choice(["on-request", "never"])}"\n'
+        if rng.random() < 0.3:
+            s.user_config = f'approval_policy = "{rng.choice(["on-request", "never"])}"\n'
         sessions = rng.sample([(p, m) for p in POLICIES for m in MODES], 2)
+        if rng.random() < 0.5:  # no policy given: the config files' (user over system)
+            sessions[1] = ("", sessions[1][1])
         for policy, mode in sessions:
             for command in (next(c for c in COMMANDS if c.split()[0] == words[0]),
                             rng.choice(COMMANDS)):  # fmt: skip
@@ -143,6 +148,8 @@ def run_setup(base: Path, setup: Setup, version: str, with_shellgate: bool) -> d
         (home / "rules" / "default.rules").write_text(setup.user_rules)
     if setup.system_config is not None:
         (sys_dir / "config.toml").write_text(setup.system_config)
+    if setup.user_config is not None:
+        (home / "config.toml").write_text(setup.user_config)
     config = {"codex": str(realtools.codex(version)), "system": str(sys_dir), "home": str(home),
               "ws": str(ws), "scratch": str(d / "scratch"), "cases": setup.cases,
               "timeout": 30, "shellgate": with_shellgate}  # fmt: skip
@@ -247,6 +254,7 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     differences.append(f"{where}: hook {verdict} {reason!r} vs {codex_error!r}")
                 continue
             assert len(result["cases"]) == len(setup.cases)
+            warned: set[str] = set()
             for spec, case, mine in zip(setup.cases, result["cases"], ours, strict=True):
                 rows += 1
                 theirs = codex_row(case)
@@ -263,14 +271,20 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     if verdict != "deny":
                         differences.append(f"{label}: hook {verdict} on a refused session")
                     continue
+                # Codex warns about a config file's disallowed value once per process (at the
+                # first thread): a warning it gave earlier in the set-up counts as given
+                if set(theirs.get("warnings", ())) <= set(explained.get("warnings", ())) <= set(
+                    theirs.get("warnings", ())) | warned:  # fmt: skip
+                    explained["warnings"] = theirs.get("warnings")
+                warned |= set(theirs.get("warnings", ()))
                 if explained != theirs:
                     differences.append(f"{label}: explain {explained} vs Codex {theirs}")
                 verdict, reason = hook_row(mine["hook"])
                 expected = {"runs": "allow", "asks": "ask", "refused": "deny",
                             "prompt-user refused": "ask"}[theirs["outcome"]]  # fmt: skip
-                if verdict != expected:
+                if verdict != expected and spec["approvalPolicy"]:  # the hook's is its flag's
                     differences.append(f"{label}: hook {verdict} ({reason}) vs Codex {theirs}")
-                if theirs["outcome"] == "refused" and verdict != "deny":
+                if theirs["outcome"] == "refused" and verdict != "deny" and spec["approvalPolicy"]:
                     differences.append(f"{label}: hook let a refused command through: {verdict}")
     print(f"managed tier: seed {SEED}, {len(setups)} set-ups, {rows} rows ({seen}) over "
           f"{len(realtools.CODEX_VERSIONS)} versions, differences: {len(differences)}")

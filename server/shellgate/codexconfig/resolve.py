@@ -17,6 +17,8 @@ trip, the language server) gets its rules and session values from here.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,17 +67,30 @@ class CodexConfig:
         SessionError for `never` with a danger-full-access the requirements do not allow."""
         from shellgate.approval.context import ON_REQUEST, ApprovalPolicy, SandboxMode
 
-        if approval_policy is None and self.approval_policy is not None:
+        file_a = file_s = None
+        if self.approval_policy is not None:
             try:
-                approval_policy = ApprovalPolicy.parse(self.approval_policy[0])
+                file_a = ApprovalPolicy.parse(self.approval_policy[0])
             except ValueError as exc:  # read_config_file checked the name; a bad granular table
                 raise RulesError(str(exc), path=str(self.approval_policy[1]),
                                  code="config-type") from None  # fmt: skip
-        if sandbox is None and self.sandbox_mode is not None:
-            sandbox = SandboxMode(self.sandbox_mode[0])
-        requested_a = approval_policy or default_approval or ON_REQUEST
-        requested_s = sandbox or default_sandbox or SandboxMode.WORKSPACE_WRITE
-        return clamp(self.requirements, requested_a, requested_s)
+        if self.sandbox_mode is not None:
+            file_s = SandboxMode(self.sandbox_mode[0])
+        requested_a = approval_policy or file_a or default_approval or ON_REQUEST
+        requested_s = sandbox or file_s or default_sandbox or SandboxMode.WORKSPACE_WRITE
+        found = clamp(self.requirements, requested_a, requested_s)
+        # Codex clamps the config files' values too when it loads them, flags or not, and
+        # warns about each (observed: a file's `never` and a thread's `untrusted`, both listed)
+        early: list[str] = []
+        if file_a is not None and approval_policy is not None and file_a != approval_policy:
+            early += clamp(self.requirements, file_a, SandboxMode.READ_ONLY).warnings
+        if file_s is not None and sandbox is not None and file_s != sandbox:
+            # (never + a disallowed danger-full-access from the file is never used: no refusal)
+            with contextlib.suppress(SessionError):
+                early += clamp(self.requirements, found.approval_policy, file_s).warnings
+        if not early:
+            return found
+        return dataclasses.replace(found, warnings=(*early, *found.warnings))
 
 
 def resolve(
