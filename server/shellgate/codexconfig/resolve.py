@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
+from shellgate.codexconfig import codex_home as default_home
 from shellgate.codexconfig.session import Session, SessionError, clamp
 from shellgate.rules.errors import RulesError
 from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["SYSTEM_DIR", "CodexConfig", "Session", "SessionError", "codex_home", "resolve"]
 
 SYSTEM_DIR = Path(SYSTEM_FOLDER)
+
 
 @dataclass(frozen=True)
 class CodexConfig:
@@ -109,7 +111,7 @@ def resolve(
     from shellgate.rules.trust import project_trust, read_config_file, trusted_project
 
     system = SYSTEM_DIR if system_dir is None else system_dir
-    home = codex_home if codex_home is not None else _default_home(env)
+    home = codex_home if codex_home is not None else default_home(env)
     if project is not None:
         trust = trusted_project(project, cwd=cwd, codex_home=home)
     else:
@@ -140,10 +142,6 @@ def resolve(
             sandbox = (found.sandbox_mode, path)
     return CodexConfig(Path(cwd), system, home, trust, tuple(layers), requirements, approval,
                        sandbox, tuple(configs))  # fmt: skip
-
-
-def _default_home(env: Mapping[str, str] | None) -> Path:
-    return codex_home(env)
 
 
 _KEPT: dict[Path, tuple[tuple[int, int, int, int], Requirements | None]] = {}
