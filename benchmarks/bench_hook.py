@@ -7,9 +7,14 @@ agent repeats), exactly as the agents start the hook (the installed command: thi
 `-I -m shellgate hook AGENT`, the event on stdin). Prints p50 and p90 of each, the load
 average, and the target: p50 <= 60 ms for the hook.
 
-    .venv/bin/python benchmarks/bench_hook.py [--runs N] [--strict]
+    .venv/bin/python benchmarks/bench_hook.py [--runs N] [--strict] [--system-tier]
 
 `--strict` exits 1 when the target is missed or a hook answer is not the expected one.
+`--system-tier` (issue 19) measures each hook side by side with and without an admin tier:
+the bench re-runs itself in a private user + mount namespace (an overlay over /etc whose upper
+layer is scratch, so the machine's /etc is never written) and, round by round, binds a scratch
+`/etc/codex` (rules, requirements.toml with rules and constraints, config.toml) or unbinds it;
+target: the tier adds <= 2 ms to the p50.
 """
 
 from __future__ import annotations
@@ -26,6 +31,17 @@ import time
 from pathlib import Path
 
 TARGET_MS = 60.0
+TIER_TARGET_MS = 2.0
+SYSTEM_RULES = 'prefix_rule(pattern=["curl"], decision="prompt", justification="admin")\n'
+REQUIREMENTS = """\
+allowed_approval_policies = ["untrusted", "on-request"]
+allowed_sandbox_modes = ["read-only", "workspace-write", "danger-full-access"]
+[rules]
+prefix_rules = [
+  { pattern = [{ token = "rm" }, { any_of = ["-rf", "-fr"] }], decision = "forbidden" },
+  { pattern = [{ token = "git" }, { token = "push" }], decision = "prompt" },
+]
+"""
 RULES = """\
 prefix_rule(pattern=["git", "status"], decision="allow")
 prefix_rule(pattern=["git", ["push", "fetch"]], decision="prompt", justification="network")
@@ -56,11 +72,49 @@ def _time(argv: list[str], stdin: str, env: dict[str, str], cwd: str) -> tuple[f
     return elapsed, done.stdout, cpu
 
 
+def _in_namespace(argv: list[str]) -> int:
+    """Run this bench again inside `unshare -rm`, where /etc/codex can be bound and unbound."""
+    return subprocess.run(["unshare", "-rm", sys.executable, __file__, *argv,
+                           "--inside-namespace"]).returncode  # fmt: skip
+
+
+class SystemTier:
+    """A scratch /etc/codex, bound for the "with" samples and unbound for the others."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.folder = scratch / "etc-codex"
+        (self.folder / "rules").mkdir(parents=True)
+        (self.folder / "rules" / "admin.rules").write_text(SYSTEM_RULES)
+        (self.folder / "requirements.toml").write_text(REQUIREMENTS)
+        (self.folder / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+        upper, work = scratch / "upper", scratch / "work"
+        upper.mkdir()
+        work.mkdir()
+        opts = f"lowerdir=/etc,upperdir={upper},workdir={work}"
+        subprocess.run(["mount", "-t", "overlay", "overlay", "-o", opts, "/etc"], check=True)
+        os.makedirs("/etc/codex", exist_ok=True)
+        self.bound = False
+
+    def set(self, bound: bool) -> bool:
+        """Bind or unbind; True when that changed anything."""
+        if bound == self.bound:
+            return False
+        cmd = ["mount", "--bind", str(self.folder), "/etc/codex"] if bound else [
+            "umount", "/etc/codex"]  # fmt: skip
+        subprocess.run(cmd, check=True)
+        self.bound = bound
+        return True
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=30)
     p.add_argument("--strict", action="store_true")
+    p.add_argument("--system-tier", action="store_true")
+    p.add_argument("--inside-namespace", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.system_tier and not args.inside_namespace:
+        return _in_namespace(sys.argv[1:])
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         (home / ".codex" / "rules").mkdir(parents=True)
@@ -85,8 +139,14 @@ def main() -> int:
             }
             argv = [sys.executable, "-I", "-m", "shellgate", "hook", agent]
             contenders[f"shellgate hook {agent}"] = (argv, json.dumps(body))
+        tier = SystemTier(home) if args.system_tier else None
+        if tier is not None:
+            for name in [n for n in contenders if n.startswith("shellgate")]:
+                contenders[name + " +tier"] = contenders[name]
         ok = True
         for name, (argv, stdin) in contenders.items():  # warm: the compiled-policy cache
+            if tier is not None:
+                tier.set(name.endswith("+tier"))
             _, out, _ = _time(argv, stdin, env, tmp)
             if name.endswith("claude-code"):
                 ok &= json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "allow"
@@ -99,6 +159,9 @@ def main() -> int:
         names = list(contenders)
         for i in range(args.runs):
             for name in names[i % len(names) :] + names[: i % len(names)]:
+                if tier is not None and tier.set(name.endswith("+tier")):
+                    # the first run after a mount change pays for it: not the tier's cost
+                    _time(*contenders[name][:2], env, tmp)
                 wall, _, used = _time(*contenders[name][:2], env, tmp)
                 samples[name].append(wall)
                 cpu[name].append(used)
@@ -115,7 +178,16 @@ def main() -> int:
             target += "  MISSED"
             missed = True
         c50 = statistics.median(cpu[name])
-        print(f"  {name:<26} p50 {p50:6.1f} ms   p90 {p90:6.1f} ms   cpu p50 {c50:6.1f} ms{target}")
+        print(f"  {name:<32} p50 {p50:6.1f} ms   p90 {p90:6.1f} ms   cpu p50 {c50:6.1f} ms{target}")
+    if args.system_tier:
+        for name in [n for n in samples if n.endswith("+tier")]:
+            bare = name.removesuffix(" +tier")
+            added = _ms(samples[name])[0] - _ms(samples[bare])[0]
+            added_cpu = statistics.median(cpu[name]) - statistics.median(cpu[bare])
+            verdict = "met" if added <= TIER_TARGET_MS else "MISSED"
+            missed |= added > TIER_TARGET_MS
+            print(f"  system tier adds {added:+5.1f} ms to {bare} p50 (cpu {added_cpu:+5.1f} ms)"
+                  f"   target <= {TIER_TARGET_MS:.0f} ms: {verdict}")  # fmt: skip
     if not ok:
         print("  a hook did not give the expected answer")
     return 1 if args.strict and (missed or not ok) else 0

@@ -3,7 +3,8 @@
 Prints, for a config.toml with --projects entries and a cwd four folders below a git project
 root holding `.codex` folders:
   1. `codex_layers_for` with config.toml unchanged (the kept parse; the editor's and the
-     broker's case): median and p90 in microseconds; target: median <= 1 000 us;
+     broker's case): median and p90 in microseconds; target: median <= 1 000 us; then the
+     same with an admin tier (`system_dir`: rules, requirements.toml, config.toml; issue 19);
   2. the same with config.toml parsed afresh every call (tomllib; a hook's first call);
   3. importing `shellgate.rules.trust` in a fresh interpreter, over a bare one (median ms).
 
@@ -53,6 +54,20 @@ def main() -> int:
         config.write_text("".join(entries) + f'[projects."{proj}"]\ntrust_level = "trusted"\n')
         os.utime(config, (time.time() - 60, time.time() - 60))
         warm = _times(lambda: codex_layers_for(cwd, codex_home=home), args.runs)
+        # issue 19: the same with an admin tier (system rules, requirements.toml, config.toml)
+        system = d / "etc-codex"
+        (system / "rules").mkdir(parents=True)
+        (system / "rules" / "admin.rules").write_text('prefix_rule(pattern=["rm"], '
+                                                      'decision="forbidden")\n')  # fmt: skip
+        (system / "requirements.toml").write_text(
+            'allowed_sandbox_modes = ["read-only", "workspace-write"]\n[rules]\nprefix_rules = '
+            '[{ pattern = [{ token = "git" }, { token = "push" }], decision = "prompt" }]\n'
+        )
+        (system / "config.toml").write_text('approval_policy = "on-request"\n')
+        for f in (system / "requirements.toml", system / "config.toml"):
+            os.utime(f, (time.time() - 60, time.time() - 60))
+        tiered = _times(lambda: codex_layers_for(cwd, codex_home=home, system_dir=system),
+                        args.runs)  # fmt: skip
 
         def cold() -> None:
             trust._CONFIGS.clear()
@@ -63,6 +78,11 @@ def main() -> int:
     ok = "met" if median <= 1000 else "MISSED"
     print(f"codex_layers_for, {args.projects + 1} projects, config unchanged: "
           f"median {median:.0f} us, p90 {p90:.0f} us (target <= 1000 us: {ok})")  # fmt: skip
+    t_median = statistics.median(tiered)
+    ok = "met" if t_median <= 1000 else "MISSED"
+    print(f"codex_layers_for with a system tier: median {t_median:.0f} us, "
+          f"p90 {tiered[int(len(tiered) * 0.9)]:.0f} us (target <= 1000 us: {ok}; "
+          f"{t_median - median:+.0f} us)")  # fmt: skip
     print(f"codex_layers_for, config parsed afresh: median {statistics.median(fresh):.0f} us")
     def spawn(code: str) -> float:
         runs = []

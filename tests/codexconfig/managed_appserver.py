@@ -9,10 +9,14 @@ app-server for the whole set-up and one thread per case, each on a fresh script 
 stand-in model (`shellgate.agent.standin`): the model runs the case's command with Codex's
 shell tool, approvals are answered `cancel`.
 
-CONFIG: {"codex": path, "system": folder, "home": CODEX_HOME, "ws": folder,
-         "cases": [{"approvalPolicy", "sandbox", "command"}], "timeout": seconds}
-RESULT: {"startup": {"rc", "stderr"} | null, "cases": [{"thread_error", "approvals",
-         "items", "outputs", "warnings"}]}
+Then, when asked, ShellGate's `explain --json` and `hook claude-code` for each case, in the
+same namespace (so they read the same /etc/codex).
+
+CONFIG: {"codex": path, "system": folder, "home": CODEX_HOME, "ws": folder, "scratch": folder,
+         "cases": [{"approvalPolicy", "sandbox", "command"}], "timeout": seconds,
+         "shellgate": bool}
+RESULT: {"startup": {"rc", "stderr"} | null, "cases": [{"thread_error", "effective",
+         "approvals", "items", "outputs", "warnings"}], "shellgate": [{"explain", "hook"}]}
 """
 
 from __future__ import annotations
@@ -109,6 +113,10 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
                 turn_done.set()
             elif method and "warning" in method.lower():
                 notes.append(msg)
+        for fut in pending.values():  # the app-server is gone (it refused to start)
+            if not fut.done():
+                fut.set_result({"error": "the app-server exited"})
+        turn_done.set()
 
     task = asyncio.create_task(reader())
     result: dict[str, Any] = {"startup": None, "cases": []}
@@ -124,6 +132,9 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
         standin.stop()
         return {"startup": {"rc": rc, "stderr": err}, "cases": []}
     await send({"method": "initialized"})
+    await asyncio.sleep(0.2)
+    # warnings about the config files come once per process, whenever Codex loads them
+    result["startup_warnings"] = list(notes)
     for spec in config["cases"]:
         case = {"items": [], "approvals": []}
         notes.clear()
@@ -131,9 +142,10 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
         standin.script = [{"tool": "<auto>", "command": spec["command"]}] + [{"text": "done"}] * 4
         standin._cursor = 0
         standin.requests.clear()
-        th = await request("thread/start", {"cwd": config["ws"], "ephemeral": True,
-                                            "approvalPolicy": spec["approvalPolicy"],
-                                            "sandbox": spec["sandbox"]})  # fmt: skip
+        params = {"cwd": config["ws"], "ephemeral": True, "sandbox": spec["sandbox"]}
+        if spec["approvalPolicy"]:  # "": none given, Codex's config files decide
+            params["approvalPolicy"] = spec["approvalPolicy"]
+        th = await request("thread/start", params)
         if "error" in th:
             case.update(thread_error=th["error"].get("message"), warnings=[], outputs=[])
             result["cases"].append(case)
@@ -166,10 +178,49 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def shellgate(config: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """ShellGate's explain and Claude Code hook for one case, in this same namespace."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME")}
+    env.update(CODEX_HOME=config["home"], XDG_CACHE_HOME=os.path.join(config["scratch"], "cache"),
+               SHELLGATE_HOOK_FALLBACK="ask", XDG_RUNTIME_DIR=config["scratch"])  # fmt: skip
+    py = [sys.executable, "-m", "shellgate"]
+    policy, sandbox = spec["approvalPolicy"], spec["sandbox"]
+    given = ["--approval-policy", policy] if policy else []
+    explain = subprocess.run(
+        [*py, "explain", "--json", "--cwd", config["ws"], *given,
+         "--sandbox", sandbox, "--shell", spec["command"]],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    hook_flags = ["--approval-policy", policy or "on-request"]
+    if sandbox != "danger-full-access":  # Claude Code's own commands run unsandboxed
+        hook_flags += ["--sandbox", sandbox]
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
+             "tool_input": {"command": spec["command"]}, "cwd": config["ws"]}  # fmt: skip
+    hook = subprocess.run(
+        [*py, "hook", "claude-code", *hook_flags], input=json.dumps(event),
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    return {
+        "explain": {"rc": explain.returncode, "stdout": explain.stdout, "stderr": explain.stderr},
+        "hook": {"rc": hook.returncode, "stdout": hook.stdout, "stderr": hook.stderr},
+    }
+
+
 def main() -> None:
     config = json.loads(Path(sys.argv[1]).read_text())
     mount_system(config["system"], config["scratch"])
+    import time
+
+    t0 = time.monotonic()
     result = asyncio.run(run(config))
+    result["codex_seconds"] = round(time.monotonic() - t0, 2)
+    if config.get("shellgate"):
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(2) as pool:  # explain and the hook of each case, two at a time
+            result["shellgate"] = list(pool.map(lambda spec: shellgate(config, spec),
+                                                config["cases"]))  # fmt: skip
+        result["shellgate_seconds"] = round(time.monotonic() - t0 - result["codex_seconds"], 2)
     Path(sys.argv[2]).write_text(json.dumps(result))
 
 

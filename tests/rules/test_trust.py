@@ -145,7 +145,7 @@ def test_codex_home_is_not_a_project_layer(tmp_path: Path) -> None:
     (tmp_path / "proj" / ".git").mkdir()
     (home / "config.toml").write_text(_entry(tmp_path / "proj"))
     layers, trust = codex_layers_for(tmp_path / "proj", codex_home=home)
-    assert trust.folders == () and [x.kind for x in layers] == [LayerKind.USER]
+    assert trust.folders == () and [x.kind for x in layers] == [LayerKind.SYSTEM, LayerKind.USER]
     assert trust.describe().startswith("No project rules")
 
 

@@ -17,6 +17,8 @@ export interface ServerStatus {
   /** Outside agents' questions queued behind the dialog on screen (also pushed as a notification). */
   approvalsWaiting?: number;
   approvalsShowing?: number;
+  /** The admin's requirements (/etc/codex/requirements.toml) clamped the policy or sandbox. */
+  requirements?: { approvalPolicy: string | null; sandbox: string | null; warnings: string[] } | null;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -65,7 +67,11 @@ export class StatusItem implements vscode.Disposable {
     const count = rules === undefined ? '' : ` · ${rules} rule${rules === 1 ? '' : 's'}`;
     const waiting = approvalsWaiting > 0 ? ` · $(bell) ${approvalsWaiting} waiting` : '';
     const icon = !this.running ? '$(circle-slash)' : refused.length ? '$(warning)' : '$(shield)';
-    this.item.text = `${icon} ${s.approvalPolicy} · ${s.sandboxMode}${count}${waiting}`;
+    const req = this.status.requirements;
+    // what runs: the admin's fallback when the requirements disallow the settings
+    const policy = req?.approvalPolicy ? `${req.approvalPolicy} (admin)` : s.approvalPolicy;
+    const mode = req?.sandbox ? `${req.sandbox} (admin)` : s.sandboxMode;
+    this.item.text = `${icon} ${policy} · ${mode}${count}${waiting}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**ShellGate**: ${this.running ? 'server running' : 'server not running'}\n\n`);
     tip.appendMarkdown(`approval policy \`${s.approvalPolicy}\`, sandbox \`${s.sandboxMode}\`\n\n`);
@@ -82,6 +88,10 @@ export class StatusItem implements vscode.Disposable {
     if (drafts.length) {
       tip.appendMarkdown('\nNot loaded by Codex (outside its rules folders):\n\n');
       for (const f of drafts) { tip.appendMarkdown('- '); tip.appendText(f); tip.appendMarkdown('\n'); }
+    }
+    if (req?.warnings.length) {
+      tip.appendMarkdown('\n$(warning) **The admin\'s requirements** (/etc/codex/requirements.toml):\n\n');
+      for (const w of req.warnings) { tip.appendMarkdown('- '); tip.appendText(w); tip.appendMarkdown('\n'); }
     }
     if (approvalsWaiting > 0) tip.appendMarkdown(`\n${approvalsWaiting} question${approvalsWaiting === 1 ? '' : 's'} from outside agents waiting (ShellGate: Show Approvals)\n`);
     for (const t of this.status.codexTrust ?? []) {

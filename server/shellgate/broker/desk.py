@@ -146,7 +146,7 @@ class Desk:
         if decision.decision == "forbidden":
             return AgentAnswer("decline", f"forbidden by the rules: {decision.reason}")
         key = (request.agent, request.session_id or "", request.argv)
-        if request.session_id and key in self._session:
+        if request.session_id and key in self._session and not _managed(decision):
             return AgentAnswer("acceptForSession", "approved earlier in this session")
         question = self.question(entry.id, request, decision)
         entry.state = "waiting"
@@ -186,7 +186,8 @@ class Desk:
         offered = [ReviewDecision.APPROVED, ReviewDecision.DENIED, ReviewDecision.ABORT]
         if amendment:
             offered.append(ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT)
-        if request.session_id:
+        if request.session_id and not _managed(decision):
+            # an admin's prompt (requirements.toml) is asked every time, as Codex asks it
             offered.append(ReviewDecision.APPROVED_FOR_SESSION)
         ex = decision.explain or {}
         # Codex's reason when it gives one, else the agent's own justification.
@@ -274,3 +275,14 @@ def _matched(ex: dict[str, Any]) -> list[MatchedRule]:
             out.append(MatchedRule(heuristic["decision"], tuple(seg["command"]), None,
                                    heuristic.get("why"), heuristic=True))  # fmt: skip
     return out
+
+
+def _managed(decision: AgentDecision) -> bool:
+    """Does an admin's rule (requirements.toml) ask for this command? Codex then offers only
+    accept and cancel: no "this session", no amendment."""
+    segments = (decision.explain or {}).get("segments") or ()
+    return any(
+        hit.get("layer") == "requirements" and hit.get("decision") == "prompt"
+        for seg in segments
+        for hit in seg.get("matched_rules") or ()
+    )

@@ -17,12 +17,15 @@ trip, the language server) gets its rules and session values from here.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
+from shellgate.codexconfig import codex_home as default_home
 from shellgate.codexconfig.session import Session, SessionError, clamp
 from shellgate.rules.errors import RulesError
 from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["SYSTEM_DIR", "CodexConfig", "Session", "SessionError", "codex_home", "resolve"]
 
 SYSTEM_DIR = Path(SYSTEM_FOLDER)
+
 
 @dataclass(frozen=True)
 class CodexConfig:
@@ -65,17 +69,30 @@ class CodexConfig:
         SessionError for `never` with a danger-full-access the requirements do not allow."""
         from shellgate.approval.context import ON_REQUEST, ApprovalPolicy, SandboxMode
 
-        if approval_policy is None and self.approval_policy is not None:
+        file_a = file_s = None
+        if self.approval_policy is not None:
             try:
-                approval_policy = ApprovalPolicy.parse(self.approval_policy[0])
+                file_a = ApprovalPolicy.parse(self.approval_policy[0])
             except ValueError as exc:  # read_config_file checked the name; a bad granular table
                 raise RulesError(str(exc), path=str(self.approval_policy[1]),
                                  code="config-type") from None  # fmt: skip
-        if sandbox is None and self.sandbox_mode is not None:
-            sandbox = SandboxMode(self.sandbox_mode[0])
-        requested_a = approval_policy or default_approval or ON_REQUEST
-        requested_s = sandbox or default_sandbox or SandboxMode.WORKSPACE_WRITE
-        return clamp(self.requirements, requested_a, requested_s)
+        if self.sandbox_mode is not None:
+            file_s = SandboxMode(self.sandbox_mode[0])
+        requested_a = approval_policy or file_a or default_approval or ON_REQUEST
+        requested_s = sandbox or file_s or default_sandbox or SandboxMode.WORKSPACE_WRITE
+        found = clamp(self.requirements, requested_a, requested_s)
+        # Codex clamps the config files' values too when it loads them, flags or not, and
+        # warns about each (observed: a file's `never` and a thread's `untrusted`, both listed)
+        early: list[str] = []
+        if file_a is not None and approval_policy is not None and file_a != approval_policy:
+            early += clamp(self.requirements, file_a, SandboxMode.READ_ONLY).warnings
+        if file_s is not None and sandbox is not None and file_s != sandbox:
+            # (never + a disallowed danger-full-access from the file is never used: no refusal)
+            with contextlib.suppress(SessionError):
+                early += clamp(self.requirements, found.approval_policy, file_s).warnings
+        if not early:
+            return found
+        return dataclasses.replace(found, warnings=(*early, *found.warnings))
 
 
 def resolve(
@@ -94,7 +111,7 @@ def resolve(
     from shellgate.rules.trust import project_trust, read_config_file, trusted_project
 
     system = SYSTEM_DIR if system_dir is None else system_dir
-    home = codex_home if codex_home is not None else _default_home(env)
+    home = codex_home if codex_home is not None else default_home(env)
     if project is not None:
         trust = trusted_project(project, cwd=cwd, codex_home=home)
     else:
@@ -127,20 +144,34 @@ def resolve(
                        sandbox, tuple(configs))  # fmt: skip
 
 
-def _default_home(env: Mapping[str, str] | None) -> Path:
-    return codex_home(env)
+_KEPT: dict[Path, tuple[tuple[int, int, int, int], Requirements | None]] = {}
 
 
 def _requirements(system: Path) -> Requirements | None:
-    """requirements.toml typed, or None; imported only when the file exists (the hook's start
-    pays for tomllib only on a machine with a managed tier)."""
+    """requirements.toml typed, or None; kept while the file is unchanged (the editor and the
+    broker ask for every command; errors are never kept). Imported only when the file exists:
+    a hook pays for tomllib only on a machine with a managed tier."""
     import os
+    import time
 
-    if not os.path.lexists(system / "requirements.toml"):
+    path = system / "requirements.toml"
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         return None
+    except OSError:
+        st = None  # the loader reports it
+    signature = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    kept = _KEPT.get(path)
+    if kept is not None and signature is not None and kept[0] == signature:
+        return kept[1]
     from shellgate.codexconfig.requirements import load_requirements
 
-    return load_requirements(system)
+    found = load_requirements(system)
+    # a file changed within the clock's granularity may change again unseen ("racy git")
+    if signature is not None and time.time_ns() - signature[2] > 2_000_000_000:
+        _KEPT[path] = (signature, found)
+    return found
 
 
 def managed_session(

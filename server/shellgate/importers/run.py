@@ -161,7 +161,8 @@ def _codex_layers(
     from shellgate.rules.trust import codex_layers_for
 
     layers, _trust = codex_layers_for(cwd, codex_home=codex_home)
-    files = [f for layer in layers for f in layer.files]
+    # .rules files only: the round trip's `codex execpolicy check` cannot read requirements.toml
+    files = [f for layer in layers if layer.name != "requirements" for f in layer.files]
     folders = [Path(layer.folder).resolve() for layer in layers if layer.folder]
     if target is None:
         return files, None

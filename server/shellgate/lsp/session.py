@@ -226,7 +226,8 @@ class Session:
         unsaved: list[str] = []
         for f in files:
             disk = self._disk_analysis(f.path)
-            typed = self._open_analysis_for(f.path)
+            # requirements.toml is TOML: an open buffer of it is not a rules document
+            typed = None if f.layer == "requirements" else self._open_analysis_for(f.path)
             if typed is not None and typed.text != disk.text:
                 unsaved.append(f.path)
             analyses.append((f, typed or disk))

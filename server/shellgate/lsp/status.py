@@ -8,7 +8,9 @@ would refuse (then it runs with none of the rules), what the editor shows but do
 questions queued behind the dialog on screen (also pushed as the notification
 `shellgate/status` with just those two counts, lsp/broker.py). `codexTrust`: for each workspace
 folder with a `.codex` folder, `{root, status, codexLoads, message}`: whether Codex itself reads
-its rules (its config.toml's trust; the editor runs with them either way).
+its rules (its config.toml's trust; the editor runs with them either way). `requirements`:
+the admin's clamp of the editor's approval policy and sandbox (`{approvalPolicy, sandbox,
+warnings}`, Codex's fallback and warnings), or null.
 """
 
 from __future__ import annotations
@@ -50,4 +52,26 @@ def register(server: ShellGateServer) -> None:
             "unsaved": list(typed.unsaved),
             "drafts": drafts,
             "codexTrust": codex_trust_notes(session.settings, session.roots),
+            "requirements": _requirements(session.settings),
         }
+
+
+def _requirements(settings: Any) -> dict[str, Any] | None:
+    """The admin's clamp of the editor's policy and sandbox (/etc/codex/requirements.toml):
+    `{approvalPolicy, sandbox, warnings}` as Codex falls back, or None without requirements
+    (a broken file is in `refused`)."""
+    from shellgate.approval.context import ApprovalPolicy, SandboxMode
+    from shellgate.codexconfig.resolve import managed_session
+    from shellgate.rules.errors import RulesError
+
+    try:
+        found = managed_session(ApprovalPolicy.parse(settings.approval_policy),
+                                SandboxMode(settings.sandbox))  # fmt: skip
+    except RulesError as exc:  # a session Codex refuses; or a broken file
+        return {"approvalPolicy": None, "sandbox": None, "warnings": [exc.message]}
+    except ValueError:
+        return None
+    if not found.warnings:
+        return None
+    return {"approvalPolicy": found.approval_policy.label(), "sandbox": found.sandbox.value,
+            "warnings": list(found.warnings)}  # fmt: skip

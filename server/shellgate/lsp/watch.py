@@ -1,8 +1,9 @@
 """Rules files on disk, watched: the client's file events when it offers them, else watchfiles.
 
-`$CODEX_HOME` usually lies outside the workspace, where clients do not watch, so it is always
-watched here; the project's `.codex/rules` through the client when it can register watchers.
-Every change drops the merged layers and tells the features (diagnostics, hints) to refresh.
+`$CODEX_HOME` and the admin's `/etc/codex` usually lie outside the workspace, where clients do
+not watch, so they are always watched here; the project's `.codex/rules` through the client
+when it can register watchers. Every change drops the merged layers and tells the features
+(diagnostics, hints) to refresh.
 """
 
 from __future__ import annotations
@@ -58,9 +59,19 @@ def rewatch_home(ls: ShellGateServer) -> None:
     _watch_home(ls)
 
 
+def _watch_system(ls: ShellGateServer) -> None:
+    """The admin's tier (/etc/codex: rules, requirements.toml), when there is one."""
+    from shellgate.codexconfig import SYSTEM_FOLDER
+
+    system = Path(SYSTEM_FOLDER)
+    if system.is_dir():
+        _watch(ls, [system])
+
+
 async def start(ls: ShellGateServer) -> None:
     session = ls.session
     _watch_home(ls)
+    _watch_system(ls)
     if session.client_watches:
         watcher = T.FileSystemWatcher(glob_pattern="**/*.rules")
         registration = T.Registration(
@@ -81,7 +92,7 @@ async def start(ls: ShellGateServer) -> None:
 
 
 def _is_rules(_change: object, path: str) -> bool:
-    return path.endswith(".rules") or path.endswith("/rules")
+    return path.endswith((".rules", "/rules", "/requirements.toml"))
 
 
 async def _run(ls: ShellGateServer, dirs: list[Path]) -> None:

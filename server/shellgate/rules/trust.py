@@ -268,6 +268,7 @@ def _worktree_main_root(dot_git: Path) -> Path | None:
 
 _Signature = tuple[int, int, int, int]
 _CONFIGS: dict[Path, tuple[_Signature, ConfigFile]] = {}
+_NO_LEVELS: Mapping[str, str] = MappingProxyType({})
 _APPROVAL_VALUES = ("on-failure", "on-request", "never")  # "untrusted": refused (below)
 _SANDBOX_VALUES = ("read-only", "workspace-write", "danger-full-access")
 
@@ -288,8 +289,10 @@ def read_config_file(path: Path) -> ConfigFile:
     unchanged: tomllib takes tens of milliseconds for a config with hundreds of projects, and
     the editor and the broker ask for every command. Errors are never kept."""
     try:
-        st = path.stat()
+        st = os.stat(path)
         signature: _Signature | None = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except FileNotFoundError:
+        return ConfigFile(path, _NO_LEVELS, DEFAULT_ROOT_MARKERS, None, None)  # most projects'
     except OSError:
         signature = None
     kept = _CONFIGS.get(path)
