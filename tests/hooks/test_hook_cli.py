@@ -208,7 +208,7 @@ def test_kept_decisions_follow_the_rules_on_disk(home: Home) -> None:
         done = hook(home, "claude-code", ev, XDG_CACHE_HOME=str(cache))
         return str(json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"])
 
-    home.rules('prefix_rule(pattern=["git"], decision="allow")\n')
+    home.rules('prefix_rule(pattern=["touch"], decision="allow")\n')
     assert verdict() == "allow"
     assert len(list((cache / "shellgate" / "decisions").iterdir())) == 1  # kept
     assert verdict() == "allow"
@@ -310,7 +310,10 @@ def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("agent", ["claude-code", "gemini"])
 def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent: str) -> None:
-    home.rules('prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n')
+    home.rules(
+        'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'
+        'prefix_rule(pattern=["timeout"], decision="allow")\n'
+    )
 
     def answer(command: str) -> tuple[str, str]:
         out = json.loads(hook(home, agent, event(home, agent, command)).stdout)
@@ -324,3 +327,6 @@ def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent:
         assert verdict == "deny", (command, reason)
         assert "hidden from Codex's rules" in reason and "no rm" in reason
     assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine
+    # a rule allowing the wrapper does not let what it runs out of the sandbox (none here)
+    verdict, reason = answer("timeout 60 touch y")
+    assert verdict != "allow" and "no rule allows it" in reason

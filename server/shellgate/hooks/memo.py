@@ -120,8 +120,12 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
             folder = parent
     except OSError:
         return None
+    return os.path.join(cache_dir(env), "decisions", h.hexdigest())
+
+
+def cache_dir(env: Mapping[str, str]) -> str:
     base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "shellgate", "decisions", h.hexdigest())
+    return os.path.join(base, "shellgate")
 
 
 def load(path: str) -> dict[str, Any] | None:

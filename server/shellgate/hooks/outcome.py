@@ -3,6 +3,11 @@ Gemini CLI): allowed, blocked with a reason for the model, or left to the agent'
 
 Needs approval goes to the editor; with no editor reachable the configured fallback applies:
 `ask` (the agent's own prompt) or `deny` (blocked, saying why). There is no allowing fallback.
+
+Never looser than the agent alone: Codex runs a command no rule matched unasked because its
+sandbox confines it. Here that holds only when ShellGate's sandbox rewrite is on and the sandbox
+can run; otherwise a command that no rule allows and that is not read-only (Codex's known-safe
+list) needs approval, as it would in the agent without ShellGate.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
 SANDBOXES = ("read-only", "workspace-write")
+NO_SANDBOX = "danger-full-access"  # no rewrite: what no rule allows is asked
 
 
 class Verdict(enum.Enum):
@@ -40,7 +46,7 @@ class HookInputError(ValueError):
 class Options(Record):  # records, not dataclasses: those would import inspect on the hot path
     fallback: Fallback
     approval_policy: str = "on-request"
-    sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode
+    sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode (None: no)
     network: str | None = None
     ask_timeout: float = 300.0
 
@@ -88,9 +94,12 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
-        return _allowed(
-            request, options, decision, "ShellGate: no approval needed under Codex's rules"
-        )
+        unconfined = _unconfined(decision, options, agent_name)
+        if unconfined is None:
+            return _allowed(
+                request, options, decision, "ShellGate: no approval needed under Codex's rules"
+            )
+        decision = decision._replace(decision="prompt", reason=unconfined)
     why = decision.reason or "the command needs approval under Codex's rules"
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
@@ -139,7 +148,10 @@ def _strictest(request: seam.AgentRequest, decision: seam.AgentDecision) -> seam
         return decision
     for inner in hidden_commands(decision):
         verdict = seam.decide(request._replace(command=inner))
-        if _STRICTNESS[verdict.decision] > _STRICTNESS[decision.decision]:
+        stricter = _STRICTNESS[verdict.decision] - _STRICTNESS[decision.decision]
+        if stricter > 0 or (
+            stricter == 0 and needs_confining(verdict) and not needs_confining(decision)
+        ):
             shown = inner if isinstance(inner, str) else shlex_join(inner)
             why = verdict.reason or "it needs approval under Codex's rules"
             decision = verdict._replace(
@@ -154,6 +166,37 @@ def shlex_join(argv: tuple[str, ...]) -> str:
     return shlex.join(argv)
 
 
+def needs_confining(decision: seam.AgentDecision) -> bool:
+    """Allowed only because a sandbox would hold it: some command in it is neither allowed by a
+    rule nor read-only (Codex's known-safe list)."""
+    segments = (decision.explain or {}).get("segments") or ()
+    return not segments or not all(
+        seg.get("known_safe") or any(r.get("decision") == "allow" for r in seg["matched_rules"])
+        for seg in segments
+    )
+
+
+def _unconfined(decision: seam.AgentDecision, options: Options, agent_name: str) -> str | None:
+    """Why an allowed command must be asked after all (None: it may run unasked)."""
+    if not needs_confining(decision):
+        return None
+    base = "no rule allows it and it is not read-only"
+    if options.sandbox is None:
+        return (
+            f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
+            f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
+        )
+    from shellgate.hooks.confine import sandbox_runs
+
+    runs, why = sandbox_runs()
+    if runs:
+        return None
+    return (
+        f"{base}, and ShellGate's sandbox cannot run here ({why}), so it is asked, as "
+        f"{agent_name} alone would ask"
+    )
+
+
 def _allowed(
     request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
 ) -> Resolution:
@@ -163,6 +206,11 @@ def _allowed(
     if first and not first.get("sandboxed", True):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
+    from shellgate.hooks.confine import sandbox_runs
+
+    runs, why = sandbox_runs()
+    if not runs:  # read-only, or approved by the person: the rewrite would only fail
+        return Resolution(Verdict.ALLOW, reason + f" (unsandboxed: {why})")
     wrapped = sandbox_command(request.command, options.sandbox, options.network, request.cwd)
     return Resolution(Verdict.ALLOW, reason + f" (in the {options.sandbox} sandbox)", wrapped)
 
