@@ -37,7 +37,8 @@ def test_codex_keeps_other_tables_is_idempotent_and_uninstalls(tmp_path: Path) -
     assert first[0].backup.read_text() == original
     data = tomllib.loads(config.read_text())
     ours = data["mcp_servers"]["shellgate"]
-    assert ours["command"] == sys.executable and ours["args"][:4] == ["-I", "-m", "shellgate", "mcp"]
+    assert ours["command"] == sys.executable
+    assert ours["args"][:4] == ["-I", "-m", "shellgate", "mcp"]
     assert ours["default_tools_approval_mode"] == "approve" and ours["required"] is True
     assert "env" not in ours  # the old table and its sub-table are replaced whole
     assert data["mcp_servers"]["other"] == {"command": "x"} and data["model"] == "o3"
