@@ -41,7 +41,12 @@ def _key(env: Mapping[str, str]) -> bytes:
 
 def sandbox_runs(env: Mapping[str, str] = os.environ) -> tuple[bool, str]:
     """(True, "") when the sandbox works here, else (False, why not)."""
-    from shellgate.hooks.memo import blake2b, cache_dir
+    from shellgate.hooks.memo import cache_dir
+
+    try:  # as hooks.memo: hashlib would load OpenSSL first
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
 
     path = None
     if not env.get("SHELLGATE_NO_CACHE"):
