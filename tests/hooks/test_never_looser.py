@@ -112,6 +112,12 @@ def test_with_a_sandbox_risky_commands_run_confined(home: Home, agent: str) -> N
         assert rewritten is not None
         argv = shlex.split(rewritten)
         assert argv[1:5] == ["-I", "-m", "shellgate", "sandbox"] and argv[-1] == command
+    # a rule allowing a wrapper does not take what it runs out of the sandbox
+    home.rules('prefix_rule(pattern=["timeout"], decision="allow")\n')
+    verdict, _, rewritten = answer(home, agent, "timeout 60 touch /var/tmp/x")
+    assert verdict == "allow" and rewritten is not None and " sandbox " in rewritten
+    verdict, _, rewritten = answer(home, agent, "timeout 60 ls")  # all allowed or read-only
+    assert verdict == "allow" and rewritten is None  # as Codex runs it: unsandboxed
 
 
 def test_the_sandbox_answer_is_kept_and_a_stale_yes_still_fails_closed(home: Home) -> None:

@@ -94,10 +94,12 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
-        unconfined = _unconfined(decision, options, agent_name)
+        confine = needs_confining(request, decision)
+        unconfined = _unconfined(confine, options, agent_name)
         if unconfined is None:
             return _allowed(
-                request, options, decision, "ShellGate: no approval needed under Codex's rules"
+                request, options, decision, "ShellGate: no approval needed under Codex's rules",
+                confine=confine,
             )
         decision = decision._replace(decision="prompt", reason=unconfined)
     why = decision.reason or "the command needs approval under Codex's rules"
@@ -148,10 +150,7 @@ def _strictest(request: seam.AgentRequest, decision: seam.AgentDecision) -> seam
         return decision
     for inner in hidden_commands(decision):
         verdict = seam.decide(request._replace(command=inner))
-        stricter = _STRICTNESS[verdict.decision] - _STRICTNESS[decision.decision]
-        if stricter > 0 or (
-            stricter == 0 and needs_confining(verdict) and not needs_confining(decision)
-        ):
+        if _STRICTNESS[verdict.decision] > _STRICTNESS[decision.decision]:
             shown = inner if isinstance(inner, str) else shlex_join(inner)
             why = verdict.reason or "it needs approval under Codex's rules"
             decision = verdict._replace(
@@ -166,19 +165,27 @@ def shlex_join(argv: tuple[str, ...]) -> str:
     return shlex.join(argv)
 
 
-def needs_confining(decision: seam.AgentDecision) -> bool:
-    """Allowed only because a sandbox would hold it: some command in it is neither allowed by a
-    rule nor read-only (Codex's known-safe list)."""
+def needs_confining(
+    request: seam.AgentRequest, decision: seam.AgentDecision, depth: int = 2
+) -> bool:
+    """Allowed only because a sandbox would hold it: some command bash runs in it is neither
+    allowed by a rule nor read-only (Codex's known-safe list). A command hidden behind a
+    wrapper a rule allows (`timeout 60 touch y`, `timeout` allowed) is looked at on its own."""
     segments = (decision.explain or {}).get("segments") or ()
-    return not segments or not all(
+    if not segments or not all(
         seg.get("known_safe") or any(r.get("decision") == "allow" for r in seg["matched_rules"])
         for seg in segments
+    ):
+        return True
+    return depth > 0 and any(
+        needs_confining(request, seam.decide(request._replace(command=inner)), depth - 1)
+        for inner in hidden_commands(decision)
     )
 
 
-def _unconfined(decision: seam.AgentDecision, options: Options, agent_name: str) -> str | None:
+def _unconfined(confine: bool, options: Options, agent_name: str) -> str | None:
     """Why an allowed command must be asked after all (None: it may run unasked)."""
-    if not needs_confining(decision):
+    if not confine:
         return None
     base = "no rule allows it and it is not read-only"
     if options.sandbox is None:
@@ -198,12 +205,15 @@ def _unconfined(decision: seam.AgentDecision, options: Options, agent_name: str)
 
 
 def _allowed(
-    request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
-) -> Resolution:
+    request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str,
+    *, confine: bool = False,
+) -> Resolution:  # fmt: skip
+    """Allowed: rewritten into the sandbox unless Codex runs it outside (every command a rule
+    allows), or `confine` (a hidden command only the sandbox may hold) says it must be."""
     if options.sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
-    if first and not first.get("sandboxed", True):
+    if not confine and first and not first.get("sandboxed", True):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
     from shellgate.hooks.confine import sandbox_runs
