@@ -5,9 +5,9 @@ claude-code`, `gemini` and `codex` on a PreToolUse/BeforeTool event for `git sta
 3-rule policy (the second and later runs: the decision memo's path, as for any command an
 agent repeats), exactly as the agents start the hook (the installed command: this interpreter,
 `-I -m shellgate hook AGENT`, the event on stdin). Prints p50 and p90 of each, the load
-average, and the target: p50 <= 60 ms for the hook. Then a 5 MB command (`echo aaa…`, no rule:
-judged whole, never remembered) through `shellgate hook claude-code` as installed, three times:
-the median, target under 1 s.
+average, and the target: p50 <= 60 ms for the hook. Then a 5 MB command (`echo aaa…`, no rule;
+too large to be remembered, so decided afresh each time) through `shellgate hook claude-code`
+as installed, three times: the median, target under 1 s.
 
     .venv/bin/python benchmarks/bench_hook.py [--runs N] [--strict]
 
@@ -111,7 +111,9 @@ def main() -> int:
                 wall, _, used = _time(*contenders[name][:2], env, tmp)
                 samples[name].append(wall)
                 cpu[name].append(used)
-        big = [_time(big_argv, json.dumps(big_event), env, tmp)[0] for _ in range(3)]
+        big_runs = [_time(big_argv, json.dumps(big_event), env, tmp) for _ in range(3)]
+        big = [wall for wall, _, _ in big_runs]
+        big_cpu = statistics.median(used for _, _, used in big_runs)
     load = os.getloadavg()
     print(
         f"shellgate hook, whole process, allowed command, no editor ({args.runs} runs each; "
@@ -129,7 +131,8 @@ def main() -> int:
     big_ms = statistics.median(big)
     note = f"   target < {BIG_TARGET_MS:.0f} ms" + ("  MISSED" if big_ms >= BIG_TARGET_MS else "")
     missed |= big_ms >= BIG_TARGET_MS
-    print(f"  {'5 MB command, claude-code':<26} p50 {big_ms:6.1f} ms (3 runs){note}")
+    print(f"  {'5 MB command, claude-code':<26} p50 {big_ms:6.1f} ms (3 runs)   "
+          f"cpu p50 {big_cpu:6.1f} ms{note}")  # fmt: skip
     if not ok:
         print("  a hook did not give the expected answer")
     return 1 if args.strict and (missed or not ok) else 0
