@@ -91,8 +91,10 @@ def test_no_sandbox_no_rule_risky_commands_are_asked(home: Home, agent: str, why
     for command in RISKY:
         verdict, reason, rewritten = answer(home, agent, command, **env)
         assert verdict == asked, (command, verdict, reason)
-        assert "no rule allows it and it is not read-only" in reason and rewritten is None
-        assert "no editor is reachable" in reason
+        assert rewritten is None and "no editor is reachable" in reason
+        # a script piped into a shell is asked in any case: bash decides it at run time
+        assert "no rule allows it and it is not read-only" in reason or (
+            "| sh" in command and "bash decides this command at run time" in reason)
     # read-only (Codex's known-safe list) and what a user rule allows still run unasked
     assert answer(home, agent, "ls -la", **env)[0] == "allow"
     home.rules('prefix_rule(pattern=["git", "reset"], decision="allow")\n')
@@ -108,6 +110,9 @@ def test_with_a_sandbox_risky_commands_run_confined(home: Home, agent: str) -> N
     home.install(agent)
     for command in RISKY:
         verdict, reason, rewritten = answer(home, agent, command)
+        if "| sh" in command:  # asked even with a sandbox: bash decides it at run time
+            assert verdict != "allow" and "bash decides this command at run time" in reason
+            continue
         assert verdict == "allow" and "in the workspace-write sandbox" in reason, command
         assert rewritten is not None
         argv = shlex.split(rewritten)
