@@ -117,10 +117,15 @@ def test_with_a_sandbox_risky_commands_run_confined(home: Home, agent: str) -> N
         assert rewritten is not None
         argv = shlex.split(rewritten)
         assert argv[1:5] == ["-I", "-m", "shellgate", "sandbox"] and argv[-1] == command
-    # a rule allowing a wrapper does not take what it runs out of the sandbox
-    home.rules('prefix_rule(pattern=["timeout"], decision="allow")\n')
-    verdict, _, rewritten = answer(home, agent, "timeout 60 touch /var/tmp/x")
-    assert verdict == "allow" and rewritten is not None and " sandbox " in rewritten
+    # a rule allowing a runner or a shell does not take what it runs out of the sandbox
+    home.rules('prefix_rule(pattern=["timeout"], decision="allow")\n'
+               'prefix_rule(pattern=["bash"], decision="allow")\n')  # fmt: skip
+    for command in ("timeout 60 touch /var/tmp/x", "bash -c 'touch /var/tmp/x'"):
+        verdict, _, rewritten = answer(home, agent, command)
+        assert verdict == "allow" and rewritten is not None and " sandbox " in rewritten
+        verdict, reason, _ = answer(home, agent, command,
+                                    SHELLGATE_BWRAP=str(home.root / "absent"))  # fmt: skip
+        assert verdict != "allow" and "no rule allows it" in reason
     verdict, _, rewritten = answer(home, agent, "timeout 60 ls")  # all allowed or read-only
     assert verdict == "allow" and rewritten is None  # as Codex runs it: unsandboxed
 

@@ -94,7 +94,7 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
-        confine = needs_confining(request, decision)
+        confine = decision.confine  # broker.decide: every command bash runs, looked at
         unconfined = _unconfined(confine, options, agent_name)
         if unconfined is None:
             return _allowed(
@@ -125,40 +125,6 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
 
 
-_MAX_HIDDEN = 8
-
-
-def hidden_commands(decision: seam.AgentDecision) -> list[str | tuple[str, ...]]:
-    """What bash would run that Codex's rules never judged (explain's hidden-* warnings and
-    split difference): argvs, or scripts as bash would read them."""
-    explain = decision.explain or {}
-    found: list[str | tuple[str, ...]] = []
-    for w in explain.get("warnings") or ():
-        if str(w.get("code", "")).startswith("hidden-") and w.get("inner_command"):
-            found.append(tuple(w["inner_command"]))
-    split = explain.get("split_difference") or {}
-    found.extend(str(c) for c in split.get("bash_runs") or ())
-    return list(dict.fromkeys(found))[:_MAX_HIDDEN]
-
-
-def needs_confining(
-    request: seam.AgentRequest, decision: seam.AgentDecision, depth: int = 2
-) -> bool:
-    """Allowed only because a sandbox would hold it: some command bash runs in it is neither
-    allowed by a rule nor read-only (Codex's known-safe list). A command hidden behind a
-    wrapper a rule allows (`timeout 60 touch y`, `timeout` allowed) is looked at on its own."""
-    segments = (decision.explain or {}).get("segments") or ()
-    if not segments or not all(
-        seg.get("known_safe") or any(r.get("decision") == "allow" for r in seg["matched_rules"])
-        for seg in segments
-    ):
-        return True
-    return depth > 0 and any(
-        needs_confining(request, seam.decide(request._replace(command=inner)), depth - 1)
-        for inner in hidden_commands(decision)
-    )
-
-
 def _unconfined(confine: bool, options: Options, agent_name: str) -> str | None:
     """Why an allowed command must be asked after all (None: it may run unasked)."""
     if not confine:
@@ -185,7 +151,8 @@ def _allowed(
     *, confine: bool = False,
 ) -> Resolution:  # fmt: skip
     """Allowed: rewritten into the sandbox unless Codex runs it outside (every command a rule
-    allows), or `confine` (a hidden command only the sandbox may hold) says it must be."""
+    allows) and nothing else bash runs needs confining (`timeout 60 touch y`, `timeout`
+    allowed: Codex would run it unsandboxed)."""
     if options.sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
