@@ -15,20 +15,25 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
     home.rules(RULES)
     (home.ws / "victim").write_text("keep")
     outside = home.home / "outside"
+    kept = home.home / "kept"
+    kept.mkdir()
+    (kept / "file").write_text("keep")
     gemini_prepare(home)
-    summary = home.install("gemini", "--sandbox", "workspace-write")
+    summary = home.install("gemini")  # the default: the workspace-write sandbox rewrite
     assert "policy" in summary and "backup" in summary  # merged into the settings we wrote
+    assert "sandbox: workspace-write" in summary
     script = [
         bash("rm -f victim"),
         bash("echo hi > made"),
         bash(f"touch {outside}"),
         bash("touch asked"),
+        bash(f"find {kept} -delete"),  # risky, no rule: runs, confined
         {"text": "fin"},
     ]
     result = gemini_turn(home, gemini, script)
     assert result["rc"] == 0, result["stderr"][-3000:]
     told = tool_results(result["requests"][-1])
-    assert len(told) == 4, told
+    assert len(told) == 5, told
     assert (home.ws / "victim").read_text() == "keep"
     assert "Tool execution blocked: ShellGate" in told[0] and "keep the victim file" in told[0]
     # a redirection too: the installed policy lets it reach the hook (allowRedirection)
@@ -37,6 +42,7 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
     # needs approval, no editor: blocked with the reason (Gemini's own ask would hang -p)
     assert not (home.ws / "asked").exists()
     assert "asked needs a look" in told[3] and "no editor is reachable" in told[3]
+    assert (kept / "file").read_text() == "keep" and "Read-only file system" in told[4]
 
 
 def test_a_failing_hook_blocks(home: Home) -> None:
@@ -44,3 +50,20 @@ def test_a_failing_hook_blocks(home: Home) -> None:
     gemini_prepare(home)
     home.install("gemini")
     assert "Tool execution blocked" in failing_hook_blocks(home, gemini_turn, gemini)
+
+
+def test_spellings_of_a_forbidden_command_leave_build_in_place(home: Home) -> None:
+    """Issue 18: bash runs `rm` for `\\rm` and inside `sh -c`; a rule forbidding rm holds."""
+    gemini = realtools.gemini()
+    home.rules(RULES)
+    (home.ws / "build").mkdir()
+    (home.ws / "build" / "out.o").write_text("obj")
+    gemini_prepare(home)
+    home.install("gemini")
+    script = [bash("\\rm -rf build"), bash("sh -c 'rm -rf build'"), {"text": "fin"}]
+    result = gemini_turn(home, gemini, script)
+    told = tool_results(result["requests"][-1])
+    assert len(told) == 2, told
+    assert (home.ws / "build" / "out.o").read_text() == "obj"
+    assert all("Tool execution blocked: ShellGate" in t and "keep the victim file" in t
+               for t in told), told  # fmt: skip

@@ -208,7 +208,7 @@ def test_kept_decisions_follow_the_rules_on_disk(home: Home) -> None:
         done = hook(home, "claude-code", ev, XDG_CACHE_HOME=str(cache))
         return str(json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"])
 
-    home.rules('prefix_rule(pattern=["git"], decision="allow")\n')
+    home.rules('prefix_rule(pattern=["touch"], decision="allow")\n')
     assert verdict() == "allow"
     assert len(list((cache / "shellgate" / "decisions").iterdir())) == 1  # kept
     assert verdict() == "allow"
@@ -310,7 +310,10 @@ def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("agent", ["claude-code", "gemini"])
 def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent: str) -> None:
-    home.rules('prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n')
+    home.rules(
+        'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'
+        'prefix_rule(pattern=["timeout"], decision="allow")\n'
+    )
 
     def answer(command: str) -> tuple[str, str]:
         out = json.loads(hook(home, agent, event(home, agent, command)).stdout)
@@ -324,6 +327,37 @@ def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent:
         assert verdict == "deny", (command, reason)
         assert "bash runs `rm" in reason and "no rm" in reason
     assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine
+    # a rule allowing the wrapper does not let what it runs out of the sandbox (none here)
+    verdict, reason = answer("timeout 60 touch y")
+    assert verdict != "allow" and "no rule allows it" in reason
+
+
+def test_memo_is_bounded(tmp_path: Path) -> None:
+    """Issue 18: a 5 MB command left a 15 MB entry. Too large an entry is not kept, and the
+    folder is cut back to its cap, least recently used first."""
+    import os
+
+    from shellgate.hooks import memo
+
+    memo.store(str(tmp_path / "huge"), {"explain": "x" * (memo.MAX_ENTRY + 1)})
+    assert not (tmp_path / "huge").exists()
+    for i in range(10):
+        path = tmp_path / f"e{i}"
+        memo.store(str(path), {"explain": "x" * 1000})
+        os.utime(path, (1e9 + i, 2e9 + i))  # e9 used last
+    memo._prune(str(tmp_path), max_total=5 * 1024)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e5", "e6", "e7", "e8", "e9"]
+
+
+def test_a_5_mb_command_is_decided_and_not_kept(home: Home) -> None:
+    cache = home.root / "cache"
+    command = "echo " + "a" * 5_000_000
+    done = hook(home, "claude-code", event(home, "claude-code", command), "--sandbox",
+                "workspace-write", XDG_CACHE_HOME=str(cache))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] in ("allow", "ask")
+    kept = [p for p in cache.rglob("*") if p.is_file()]
+    assert sum(p.stat().st_size for p in kept) < 64 * 1024, kept
 
 
 SPELLINGS = [

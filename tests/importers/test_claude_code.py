@@ -204,3 +204,44 @@ def test_malformed_entries(tmp_path: Path) -> None:
     reasons = [r.reason for r in result.translation.refused]
     assert "not a Claude Code permission rule" in reasons[0]
     assert all("every command" in r for r in reasons[1:])
+
+
+@pytest.mark.parametrize("bare", ["Bash", "Bash(*)", "Bash(:*)"])
+@pytest.mark.parametrize("kind", [Kind.DENY, Kind.ASK])
+def test_a_bare_bash_in_deny_or_ask_governs_every_command(
+    tmp_path: Path, kind: Kind, bare: str
+) -> None:
+    """Claude Code: deny over ask over allow, across its settings files; a bare `Bash` in
+    deny or ask matches every command, so the allow entries never apply (issue 18)."""
+    user = write(tmp_path / "user" / "settings.json",
+                 f'{{"permissions": {{"{kind.value}": ["{bare}"]}}}}')  # fmt: skip
+    project = write(tmp_path / "p" / ".claude" / "settings.json", """\
+{"permissions": {"allow": ["Bash(git log:*)", "Bash(npm test)"],
+                 "deny": ["Bash(curl:*)"]}}""")  # fmt: skip
+    result = imported(Tool.CLAUDE_CODE, user, project)
+    rules = rules_of(result)
+    assert "allow" not in rules.values(), rules  # no allow rule written
+    assert rules == {("curl",): "forbidden"}  # as strict as the bare entry, or stricter: kept
+    refused = refused_of(result)
+    for text in ("Bash(git log:*)", "Bash(npm test)"):
+        assert "never applies" in refused[text] and f"permissions.{kind.value}" in refused[text]
+    # the round trip: Claude Code does not allow them; its deciding entry is the bare one
+    for command in ("git log", "npm test", "npm test --help"):
+        r = row(result, command)
+        assert r.source is kind, (command, r.source)
+        assert r.source_by[0].origin.text == bare
+    assert row(result, "curl").source is Kind.DENY
+
+
+def test_exact_entry_with_double_quotes_matches_itself_in_the_round_trip(tmp_path: Path) -> None:
+    settings = write(tmp_path / "settings.json", r"""{"permissions": {
+  "ask": ["Bash(echo \"hello world\")"],
+  "allow": ["Bash(printf \"%s\\n\" done)"]}}""")  # fmt: skip
+    result = imported(Tool.CLAUDE_CODE, settings)
+    assert rules_of(result) == {("echo", "hello world"): "prompt"}
+    asked = row(result, 'echo "hello world"')  # its own spelling, not re-quoted
+    assert asked.source is Kind.ASK and asked.source_by[0].origin.text.startswith("Bash(echo")
+    assert asked.shellgate is Kind.ASK and not asked.differs
+    allowed = row(result, 'printf "%s\\n" done')
+    assert allowed.source is Kind.ALLOW and allowed.source_by
+    assert not [r for r in result.rows if r.command == "echo 'hello world'"]

@@ -37,7 +37,8 @@ def test_codex_keeps_other_tables_is_idempotent_and_uninstalls(tmp_path: Path) -
     assert first[0].backup.read_text() == original
     data = tomllib.loads(config.read_text())
     ours = data["mcp_servers"]["shellgate"]
-    assert ours["command"] == sys.executable and ours["args"][:3] == ["-m", "shellgate", "mcp"]
+    assert ours["command"] == sys.executable
+    assert ours["args"][:4] == ["-I", "-m", "shellgate", "mcp"]
     assert ours["default_tools_approval_mode"] == "approve" and ours["required"] is True
     assert "env" not in ours  # the old table and its sub-table are replaced whole
     assert data["mcp_servers"]["other"] == {"command": "x"} and data["model"] == "o3"
@@ -113,5 +114,5 @@ def test_cli_summary_and_the_real_codex_reads_it(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     (server,) = json.loads(listed.stdout)
     assert server["name"] == "shellgate" and server["enabled"] is True
-    assert server["transport"]["args"][:3] == ["-m", "shellgate", "mcp"]
+    assert server["transport"]["args"][:4] == ["-I", "-m", "shellgate", "mcp"]
     assert server["transport"]["env_vars"] == ["XDG_RUNTIME_DIR"]

@@ -247,3 +247,26 @@ def test_many_commands_are_decided_alike_in_parallel(tmp_path: Path, rules: Path
     assert one.commands == two.commands == len(cmds)
     assert {k: (e.decided.outcome, e.decided.rules) for k, e in one.entries.items()} == \
         {k: (e.decided.outcome, e.decided.rules) for k, e in two.entries.items()}
+
+
+@pytest.mark.parametrize(("command", "masked"), [
+    ("mysql -u root -phunter2 shop", "mysql -u root -p*** shop"),
+    ("mysqldump --password=hunter2 shop", "mysqldump --password=*** shop"),
+    ("mysql -p shop", "mysql -p shop"),  # -p alone prompts: `shop` is the database
+    ("sshpass -p hunter2 ssh host", "sshpass -p *** ssh host"),
+    ("sshpass -phunter2 ssh host", "sshpass -p*** ssh host"),
+    ("curl -u bob:hunter2 https://x", "curl -u bob:*** https://x"),
+    ("curl -su 'bob:hunter2' https://x", "curl -su 'bob:***' https://x"),
+    ("curl --user=bob:hunter2 https://x", "curl --user=bob:*** https://x"),
+    ("curl -u bob https://x", "curl -u bob https://x"),  # no password given: curl asks
+    ("docker login -p hunter2 -u me reg.example", "docker login -p *** -u me reg.example"),
+    ("docker login --password hunter2 reg", "docker login --password *** reg"),
+    ("mytool --token hunter2 next", "mytool --token *** next"),
+    ("git commit -m 'fix auth bug'", "git commit -m 'fix auth bug'"),  # a word, not a key
+    ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
+])  # fmt: skip
+def test_redact_masks_the_password_not_the_word_after(command: str, masked: str) -> None:
+    """Issue 18: each of these leaked the password and masked the harmless word after it."""
+    from shellgate.replay.redact import redact
+
+    assert redact(command) == masked

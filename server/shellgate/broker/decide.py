@@ -8,7 +8,7 @@ reason and amendment, and the trace. Used in-process by the hooks and by the bro
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +78,31 @@ def decide(
         explain=to_json(ex),
         amendment=amendment,
         hidden=ex.gate is not None and not isinstance(ex.gate.requirement, Skip),
+        confine=kind != "skip" or needs_confining(request.argv, policy, context),
     )
+
+
+def needs_confining(argv: Sequence[str], policy: Policy, context: ExecContext) -> bool:
+    """Allowed only because a sandbox would hold it: some command bash runs (through runners
+    and shells handed a script too: `timeout 60 touch y`, `bash -c 'touch y'`) is neither
+    allowed by a rule nor read-only (Codex's known-safe list). A rule allowing the runner or
+    the shell does not vouch for what it runs."""
+    from shellgate.approval.beyond import runs_of
+    from shellgate.approval.fallback import make_fallback
+    from shellgate.rules.decision import Decision
+    from shellgate.shell.known_safe import is_known_safe_command
+
+    fallback = make_fallback(context)
+    for run in runs_of(argv):
+        if run.unknowable is not None or run.dynamic or run.open_tail or not run.words:
+            return True
+        words = list(run.words)
+        if is_known_safe_command(words):
+            continue
+        found = policy.check(words, fallback, resolve_host_executables=True)
+        if not (found.is_match() and found.decision is Decision.ALLOW):
+            return True
+    return False
 
 
 def context_of(request: AgentRequest) -> ExecContext:

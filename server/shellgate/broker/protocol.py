@@ -110,6 +110,9 @@ class AgentDecision(Record):
     explain: dict[str, Any] | None  # rules-schema/explain.schema.json; None: rules unreadable
     amendment: tuple[str, ...] | None  # the proposed "don't ask again" prefix
     hidden: bool  # stricter than Codex: bash runs a command Codex's rules do not judge
+    # Allowed only because a sandbox holds it: some command bash runs is neither allowed by a
+    # rule nor read-only (Codex's known-safe list). Where no sandbox does, the hooks ask.
+    confine: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +122,7 @@ class AgentDecision(Record):
             "explain": self.explain,
             "amendment": None if self.amendment is None else list(self.amendment),
             "hidden": self.hidden,
+            "confine": self.confine,
         }
 
 
@@ -239,6 +243,9 @@ def decision_from_json(raw: object) -> AgentDecision:
     hidden = obj.get("hidden")
     if not isinstance(hidden, bool):
         raise ProtocolError("`hidden` must be a boolean")
+    confine = obj.get("confine", True)  # an older server: as if only a sandbox could hold it
+    if not isinstance(confine, bool):
+        raise ProtocolError("`confine` must be a boolean")
     return AgentDecision(
         decision=_str(obj, "decision", choices=DECISIONS),
         requirement=_str(obj, "requirement", choices=REQUIREMENTS),
@@ -246,6 +253,7 @@ def decision_from_json(raw: object) -> AgentDecision:
         explain=explain,
         amendment=None if amendment is None else tuple(amendment),
         hidden=hidden,
+        confine=confine,
     )
 
 

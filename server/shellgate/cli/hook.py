@@ -24,7 +24,8 @@ AGENTS = {
 }
 EXIT_BLOCK = 2
 USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy POLICY]
-                      [--sandbox read-only|workspace-write] [--network off|full]
+                      [--sandbox read-only|workspace-write|danger-full-access]
+                      [--network off|full]
                       [--fallback ask|deny] [--ask-timeout SECONDS] [--deadline SECONDS]
        {PROG} install codex|claude-code|gemini|copilot [--scope user|project] [--uninstall]
        {PROG} uninstall codex|claude-code|gemini|copilot [--scope user|project]
@@ -34,7 +35,10 @@ USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy PO
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --approval-policy  Codex's approval policy for the chain (default on-request)
   --sandbox MODE     Claude Code, Gemini: rewrite allowed commands to run in ShellGate's
-                     sandbox (`shellgate sandbox --mode MODE -- bash -lc CMD`)
+                     sandbox (`shellgate sandbox --mode MODE -- bash -lc CMD`; `hook install`
+                     writes workspace-write unless told otherwise). Without it, or with
+                     danger-full-access, or where the sandbox cannot run, a command no rule
+                     allows and that is not read-only is asked (the editor, else the fallback)
   --network MODE     the sandbox's network (default off)
   --fallback         when a command needs approval and no editor is reachable: ask (the
                      agent's own prompt; Claude Code's default) or deny (Gemini's default:
@@ -81,7 +85,14 @@ def main(argv: list[str]) -> int:
 def _options(agent: str, args: list[str]) -> Options:
     import os
 
-    from shellgate.hooks.outcome import SANDBOXES, Fallback, HookInputError, Options, fallback_from
+    from shellgate.hooks.outcome import (
+        NO_SANDBOX,
+        SANDBOXES,
+        Fallback,
+        HookInputError,
+        Options,
+        fallback_from,
+    )
 
     values: dict[str, str] = {}
     known = (
@@ -100,8 +111,12 @@ def _options(agent: str, args: list[str]) -> Options:
         values[flag] = value
         i += 1
     sandbox = values.get("--sandbox")
-    if sandbox is not None and sandbox not in SANDBOXES:
-        raise HookInputError(f"--sandbox must be {' or '.join(SANDBOXES)}, not {sandbox!r}")
+    if sandbox == NO_SANDBOX:
+        sandbox = None
+    elif sandbox is not None and sandbox not in SANDBOXES:
+        raise HookInputError(
+            f"--sandbox must be {', '.join(SANDBOXES)} or {NO_SANDBOX}, not {sandbox!r}"
+        )
     network = values.get("--network")
     if network is not None and network not in ("off", "full"):
         raise HookInputError(f"--network must be off or full, not {network!r}")

@@ -233,8 +233,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
     p.add_argument(
         "--sandbox",
-        choices=["read-only", "workspace-write"],
-        help="Claude Code, Gemini, Copilot: run allowed commands in ShellGate's sandbox",
+        choices=["read-only", "workspace-write", "danger-full-access"],
+        help="Claude Code, Gemini, Copilot: run commands no rule allows in ShellGate's sandbox "
+        "(default workspace-write, Codex's own); danger-full-access: no sandbox, so those "
+        "commands are asked",
     )
     p.add_argument("--network", choices=["off", "full"], help="the sandbox's network")
     p.add_argument(
@@ -251,6 +253,8 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         opts = _parser().parse_args(args)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
+    if opts.agent != "codex" and opts.sandbox is None:
+        opts.sandbox = DEFAULT_SANDBOX  # never looser than the agent alone (issue 18)
     flags: list[str] = []
     for name in ("approval_policy", "sandbox", "network", "fallback"):
         value = getattr(opts, name)
@@ -309,6 +313,8 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "
             f"{opts.agent}`"
         )
+    if opts.sandbox and not opts.uninstall:
+        print(sandbox_meaning(opts.agent, opts.sandbox, opts.fallback, opts.network))
     return 0
 
 
@@ -326,6 +332,41 @@ def install_copilot(
         return []
     path.unlink()
     return [Change(path, "removed")]
+
+
+DEFAULT_SANDBOX = "workspace-write"
+
+
+def sandbox_meaning(agent: str, sandbox: str, fallback: str | None, network: str | None) -> str:
+    """What --sandbox means for the commands no rule of the user's allows, said at install."""
+    from shellgate.cli.hook import _DEFAULT_FALLBACK
+
+    name = {"claude-code": "Claude Code", "gemini": "Gemini CLI"}[agent]
+    deny = (fallback or _DEFAULT_FALLBACK[agent]) == "deny"
+    own = "blocked, saying why" if deny else f"{name}'s prompt"
+    asked = f"asked (in the editor, else {own})"
+    if sandbox == "danger-full-access":
+        return (
+            "sandbox: danger-full-access: no sandbox. A command your rules allow runs with your "
+            "full permissions (files and network); one no rule allows and that is not read-only "
+            f"is {asked}, as {name} alone would ask"
+        )
+    where = "the workspace and /tmp" if sandbox == "workspace-write" else "nothing"
+    text = (
+        f"sandbox: {sandbox}: a command no rule allows runs in ShellGate's sandbox (writable: "
+        f"{where}; .git read-only; network {network or 'off'}); `--sandbox danger-full-access` "
+        "turns it off"
+    )
+    from shellgate.hooks.confine import sandbox_runs
+
+    runs, why = sandbox_runs()
+    if not runs:
+        text += (
+            f"\nwarning: the sandbox cannot run here ({why}): until it can, a command no rule "
+            f"allows and that is not read-only is {asked}"
+        )
+    return text
+
 
 
 def main(verb: str, args: list[str]) -> int:

@@ -10,6 +10,10 @@ outside the ancestors. Only decisions on rules that loaded are kept, as marshal 
 in the cache can run code), under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's
 neighbour. Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it
 off.
+
+Bounded: a decision larger than MAX_ENTRY (a command of tens of kilobytes; explain repeats it)
+is not kept, it is decided afresh each time; and now and then, when the folder holds more than
+MAX_TOTAL, the least recently used entries go first (an entry is ~1-2 KB: ~10 000 fit).
 """
 
 from __future__ import annotations
@@ -95,8 +99,8 @@ def _markers(config: str) -> tuple[str, ...] | None:
 
 def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None:
     """Where the decision for `request_key` (the request, serialised) is kept; None: never."""
-    if env.get("SHELLGATE_NO_CACHE") or not os.path.isabs(cwd):
-        return None
+    if env.get("SHELLGATE_NO_CACHE") or not os.path.isabs(cwd) or len(request_key) > MAX_ENTRY:
+        return None  # a huge command: its decision would not be kept anyway
     h = blake2b(_VERSION, digest_size=32)
     try:
         _code_stamp(h)
@@ -126,8 +130,12 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
             folder = parent
     except OSError:
         return None
+    return os.path.join(cache_dir(env), "decisions", h.hexdigest())
+
+
+def cache_dir(env: Mapping[str, str]) -> str:
     base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "shellgate", "decisions", h.hexdigest())
+    return os.path.join(base, "shellgate")
 
 
 def load(path: str) -> dict[str, Any] | None:
@@ -140,34 +148,56 @@ def load(path: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+MAX_ENTRY = 64 * 1024
+MAX_TOTAL = 16 * 1024 * 1024
+KEEP_SECONDS = 14 * 24 * 3600
+
+
 def store(path: str, value: dict[str, Any]) -> None:
+    try:
+        data = marshal.dumps(value)
+    except ValueError:
+        return
+    if len(data) > MAX_ENTRY:
+        return
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            marshal.dump(value, fh)
+            fh.write(data)
         os.replace(tmp, path)  # readers never see half a file
-    except (OSError, ValueError):
+    except OSError:
         return
-    if int.from_bytes(os.urandom(1), "big") < 4:  # now and then: forget what went unused
+    if int.from_bytes(os.urandom(1), "big") < 8:  # now and then: forget what went unused
         _prune(os.path.dirname(path))
 
 
-KEEP_SECONDS = 14 * 24 * 3600
-
-
-def _prune(folder: str) -> None:
-    """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime)."""
+def _prune(folder: str, max_total: int = MAX_TOTAL) -> None:
+    """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime), then
+    the least recently used ones while the rest weigh more than `max_total`."""
     import time
 
     cutoff = time.time() - KEEP_SECONDS
+    kept: list[tuple[float, int, str]] = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 try:
-                    if entry.stat().st_mtime < cutoff:
+                    st = entry.stat()
+                    if st.st_mtime < cutoff:
                         os.unlink(entry.path)
+                    else:
+                        kept.append((st.st_mtime, st.st_size, entry.path))
                 except OSError:
                     pass
     except OSError:
-        pass
+        return
+    total = sum(size for _, size, _ in kept)
+    for _, size, path in sorted(kept):
+        if total <= max_total:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size

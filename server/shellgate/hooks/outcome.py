@@ -3,6 +3,11 @@ Gemini CLI): allowed, blocked with a reason for the model, or left to the agent'
 
 Needs approval goes to the editor; with no editor reachable the configured fallback applies:
 `ask` (the agent's own prompt) or `deny` (blocked, saying why). There is no allowing fallback.
+
+Never looser than the agent alone: Codex runs a command no rule matched unasked because its
+sandbox confines it. Here that holds only when ShellGate's sandbox rewrite is on and the sandbox
+can run; otherwise a command that no rule allows and that is not read-only (Codex's known-safe
+list) needs approval, as it would in the agent without ShellGate.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
 SANDBOXES = ("read-only", "workspace-write")
+NO_SANDBOX = "danger-full-access"  # no rewrite: what no rule allows is asked
 
 
 class Verdict(enum.Enum):
@@ -40,7 +46,7 @@ class HookInputError(ValueError):
 class Options(Record):  # records, not dataclasses: those would import inspect on the hot path
     fallback: Fallback
     approval_policy: str = "on-request"
-    sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode
+    sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode (None: no)
     network: str | None = None
     ask_timeout: float = 300.0
     deadline: float | None = None  # Copilot: answer "no" this many seconds in, come what may
@@ -89,9 +95,14 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
-        return _allowed(
-            request, options, decision, "ShellGate: no approval needed under Codex's rules"
-        )
+        confine = decision.confine  # broker.decide: every command bash runs, looked at
+        unconfined = _unconfined(confine, options, agent_name)
+        if unconfined is None:
+            return _allowed(
+                request, options, decision, "ShellGate: no approval needed under Codex's rules",
+                confine=confine,
+            )
+        decision = decision._replace(decision="prompt", reason=unconfined)
     why = decision.reason or "the command needs approval under Codex's rules"
     warnings = ((decision.explain or {}).get("context") or {}).get("session", {}).get("warnings")
     if warnings:
@@ -118,9 +129,34 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
 
 
+def _unconfined(confine: bool, options: Options, agent_name: str) -> str | None:
+    """Why an allowed command must be asked after all (None: it may run unasked)."""
+    if not confine:
+        return None
+    base = "no rule allows it and it is not read-only"
+    if options.sandbox is None:
+        return (
+            f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
+            f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
+        )
+    from shellgate.hooks.confine import sandbox_runs
+
+    runs, why = sandbox_runs()
+    if runs:
+        return None
+    return (
+        f"{base}, and ShellGate's sandbox cannot run here ({why}), so it is asked, as "
+        f"{agent_name} alone would ask"
+    )
+
+
 def _allowed(
-    request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
-) -> Resolution:
+    request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str,
+    *, confine: bool = False,
+) -> Resolution:  # fmt: skip
+    """Allowed: rewritten into the sandbox unless Codex runs it outside (every command a rule
+    allows) and nothing else bash runs needs confining (`timeout 60 touch y`, `timeout`
+    allowed: Codex would run it unsandboxed)."""
     context = (decision.explain or {}).get("context") or {}
     session = context.get("session") or {}
     if session.get("warnings"):
@@ -136,13 +172,25 @@ def _allowed(
     first = (decision.explain or {}).get("first_attempt") or {}
     gate = (decision.explain or {}).get("gate") or {}  # bash runs a command no rule allows
     if (
-        first
+        not confine
+        and first
         and not first.get("sandboxed", True)
         and not denied
         and gate.get("bypass_sandbox") is not False
     ):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
+    from shellgate.hooks.confine import sandbox_runs
+
+    runs, why = sandbox_runs()
+    if not runs and denied:
+        return Resolution(
+            Verdict.BLOCK,
+            f"ShellGate: the admin's deny_read needs ShellGate's sandbox, which cannot run here "
+            f"({why})",
+        )
+    if not runs:  # read-only, or approved by the person: the rewrite would only fail
+        return Resolution(Verdict.ALLOW, reason + f" (unsandboxed: {why})")
     wrapped = sandbox_command(request.command, sandbox, options.network, request.cwd)
     return Resolution(Verdict.ALLOW, reason + f" (in the {sandbox} sandbox)", wrapped)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from shellgate.importers.errors import ImportInputError
@@ -30,6 +31,7 @@ _ENTRY = re.compile(r"^([A-Za-z0-9_\-]+)(?:\((.*)\))?$", re.DOTALL)
 # The wrappers Claude Code's docs say it strips before matching.
 _WRAPPERS = frozenset({"time", "nohup", "command", "builtin", "noglob"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+EVERY = r"^.*$"  # a bare `Bash` in deny or ask: every command
 
 
 def user_dir(*, home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -72,12 +74,31 @@ def read(paths: Sequence[Path]) -> Source:
     return Source(
         Tool.CLAUDE_CODE,
         tuple(str(p) for p in paths),
-        tuple(entries),
+        tuple(overridden(entries)),
         tuple(ignored),
         default=Kind.ASK,
         combine=Combine.STRICTEST,
         notes=tuple(notes),
     )
+
+
+def overridden(entries: list[Entry]) -> list[Entry]:
+    """A bare `Bash` in deny or ask governs every Bash command, in every settings file (the
+    strictest entry wins): an entry less strict than it never applies, so it is refused (never
+    written as a rule), naming the entry that overrides it."""
+    bare = [e for e in entries if e.matcher == EVERY]
+    if not bare:
+        return entries
+    strictest = max(bare, key=lambda e: e.kind.rank)
+    does = "denies" if strictest.kind is Kind.DENY else "asks about"
+    out = []
+    for e in entries:
+        if e.kind.rank < strictest.kind.rank:
+            e = replace(e, problem=f"never applies: `{strictest.origin.text}` in "
+                        f"{strictest.origin.key} ({strictest.origin.where()}) {does} every "
+                        "Bash command")  # fmt: skip
+        out.append(e)
+    return out
 
 
 def read_file(path: Path) -> tuple[list[Entry], list[Ignored]]:
@@ -139,10 +160,12 @@ def translate_entry(origin: Origin, kind: Kind) -> Entry | Ignored:
     if spec is None or spec.strip() in ("", "*", ":*"):
         if kind is Kind.ALLOW:
             problem = "bare `Bash` allows every command; Codex rules need at least the program"
-        else:
-            does = "removes the tool" if kind is Kind.DENY else "asks about every command"
-            problem = f"bare `Bash` {does}; Codex rules cannot speak of every command at once"
-        return Entry(Tool.CLAUDE_CODE, origin, kind, problem=problem)
+            return Entry(Tool.CLAUDE_CODE, origin, kind, problem=problem)
+        does = "removes the tool" if kind is Kind.DENY else "asks about every command"
+        problem = f"bare `Bash` {does}; Codex rules cannot speak of every command at once"
+        # It governs every command in the round trip (the source's side), and overrides
+        # every less strict entry (`overridden`).
+        return Entry(Tool.CLAUDE_CODE, origin, kind, matcher=EVERY, problem=problem)
     exact = True
     body = spec
     if spec.endswith(":*") or spec.endswith(" *"):
@@ -166,7 +189,8 @@ def translate_entry(origin: Origin, kind: Kind) -> Entry | Ignored:
     words, bad_words = prefix_words(body)
     if bad_words is not None:
         return Entry(Tool.CLAUDE_CODE, origin, kind, problem=bad_words)
-    literal = re.escape(body.strip())
+    written = body.strip()
+    literal = re.escape(written)
     matcher = f"^{literal}$" if exact else f"^{literal}(?: .*)?$"
     notes: tuple[str, ...] = ()
     if exact and kind is Kind.ALLOW:
@@ -177,6 +201,7 @@ def translate_entry(origin: Origin, kind: Kind) -> Entry | Ignored:
             prefixes=(words,),
             matcher=matcher,
             exact=True,
+            written=written,
             problem=f"`Bash({body})` allows exactly `{body}`; a Codex prefix rule would also "
             f"allow `{body}` followed by any arguments (write `Bash({body}:*)` if that is meant)",
         )
@@ -185,7 +210,8 @@ def translate_entry(origin: Origin, kind: Kind) -> Entry | Ignored:
             f"Claude Code matches exactly `{body}`; the Codex rule also covers `{body}` with more "
             "arguments (stricter)",
         )
-    return Entry(Tool.CLAUDE_CODE, origin, kind, (words,), matcher, exact=exact, notes=notes)
+    return Entry(Tool.CLAUDE_CODE, origin, kind, (words,), matcher, exact=exact, notes=notes,
+                 written=written)  # fmt: skip
 
 
 def strip_wrappers(command: str) -> str:

@@ -72,6 +72,7 @@ class Entry:
     priority: float | None = None  # Gemini's final priority (tier + priority/1000)
     notes: tuple[str, ...] = ()
     problem: str | None = None  # why it cannot be translated
+    written: str | None = None  # the command as the entry spells it (its own quotes kept)
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,7 +67,10 @@ def commands_from(source: Source) -> list[str]:
     out: list[str] = []
     for entry in source.entries:
         for words in entry.prefixes[:_MAX_PREFIXES_PER_ENTRY]:
-            base = shlex.join(words)
+            # The entry's own spelling when it has one: re-quoted, `echo "a b"` would become
+            # `echo 'a b'`, which an exact entry does not match.
+            own = entry.written if len(entry.prefixes) == 1 else None
+            base = own or shlex.join(words)
             candidates = [base]
             if entry.exact:  # where the source stops and a prefix rule goes on
                 candidates.append(f"{base} --help")

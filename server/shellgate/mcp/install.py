@@ -43,8 +43,10 @@ BACKUP = Backup.EACH
 
 
 def server_command(codex_home: Path | None) -> tuple[str, list[str]]:
-    """How the client starts us: this interpreter, so the client needs no PATH of ours."""
-    args = ["-m", "shellgate", "mcp"]
+    """How the client starts us: this interpreter, so the client needs no PATH of ours,
+    isolated (-I), as the hooks are: a `shellgate/` folder in the directory the client starts
+    us from, or a PYTHONPATH, is never imported instead of ShellGate."""
+    args = ["-I", "-m", "shellgate", "mcp"]
     if codex_home is not None:
         args += ["--codex-home", str(codex_home)]
     return sys.executable, args
