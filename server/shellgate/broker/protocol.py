@@ -48,6 +48,8 @@ DISPLAY_NAMES = {
     "codex": "Codex",
     "claude-code": "Claude Code",
     "gemini": "Gemini CLI",
+    "copilot-cli": "Copilot CLI",
+    "vscode-agent": "VS Code's agent",
     "mcp": "An MCP client",
     "shellgate": "ShellGate's agent",
 }

@@ -11,6 +11,7 @@ run the command when a hook overruns.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,8 +39,11 @@ def hook_file(scope_root: Path | None, env: Mapping[str, str]) -> Path:
     return copilot_home(env) / "hooks" / FILE
 
 
-def hook_text(command: str) -> str:
-    entry = {"type": "command", "bash": command, "timeoutSec": TIMEOUT}
+def hook_text(command: str, flags: list[str]) -> str:
+    """The hosts' timeout stays 15 s above the hook's own deadline."""
+    deadline = float(flags[flags.index("--deadline") + 1]) if "--deadline" in flags else 315
+    timeout = max(TIMEOUT, math.ceil(deadline) + 15)
+    entry = {"type": "command", "bash": command, "timeoutSec": timeout}
     return json.dumps({"version": 1, "hooks": {"PreToolUse": [entry]}}, indent=2) + "\n"
 
 

@@ -1,0 +1,67 @@
+"""The real Copilot CLI (`copilot -p`, 1.0.102) with ShellGate's hook installed by `shellgate
+hook install copilot`, against the Chat Completions stand-in, offline: what ran is checked on
+disk, what the model was told in the next request's tool messages."""
+
+from __future__ import annotations
+
+from agents import RULES, Home, bash, copilot_turn
+
+import realtools
+from realclients import tool_results
+
+
+def test_forbidden_blocked_allowed_sandboxed_and_no_editor(home: Home) -> None:
+    copilot = realtools.copilot()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    outside = home.home / "outside"
+    home.install("copilot", "--sandbox", "workspace-write")
+    script = [
+        bash("rm -f victim"),
+        bash("echo hi > made && cat made"),
+        bash(f"touch {outside}"),
+        bash("touch asked"),
+        bash("timeout 5 rm -f victim"),
+        {"text": "fin"},
+    ]
+    result = copilot_turn(home, copilot, script)
+    assert result["rc"] == 0, result["stderr"]
+    told = tool_results(result["requests"][-1])
+    assert len(told) == 5, told
+    # forbidden: not run, the model reads Codex's words and the rule's justification
+    assert (home.ws / "victim").read_text() == "keep"
+    assert "rejected: keep the victim file" in told[0] and "ShellGate" in told[0]
+    # allowed: ran (in the sandbox, inside the workspace)
+    assert (home.ws / "made").exists(), told[1]
+    assert (home.ws / "made").read_text() == "hi\n" and "hi" in told[1]
+    # the sandbox kept the write outside the workspace off the disk, and said so
+    assert not outside.exists()
+    assert "Read-only file system" in told[2], told[2]
+    # needs approval, no editor: Copilot's own prompt, which `-p` cannot show: not run
+    assert not (home.ws / "asked").exists()
+    assert "asked needs a look" in told[3] and "no editor is reachable" in told[3], told[3]
+    # a wrapper does not hide `rm` from the rules
+    assert "hidden from Codex's rules" in told[4] and "keep the victim file" in told[4]
+
+
+def test_a_failing_hook_blocks(home: Home) -> None:
+    """A hook that cannot work (a fallback setting it does not know) exits 2: Copilot blocks
+    (it tells the model only the exit code; the reason is on the hook's stderr)."""
+    copilot = realtools.copilot()
+    home.install("copilot")
+    script = [bash("touch made"), {"text": "fin"}]
+    result = copilot_turn(home, copilot, script, SHELLGATE_HOOK_FALLBACK="sometimes")
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert told == ["Denied by preToolUse hook: hook exited with code 2"], told
+
+
+def test_rules_that_do_not_load_block(home: Home) -> None:
+    copilot = realtools.copilot()
+    home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')  # broken: no closing paren
+    home.install("copilot")
+    result = copilot_turn(home, copilot, [bash("touch made"), {"text": "fin"}])
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "the rules do not load" in told[0], told
+    assert "default.rules:2:" in told[0]
