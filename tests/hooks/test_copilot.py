@@ -65,3 +65,17 @@ def test_rules_that_do_not_load_block(home: Home) -> None:
     assert not (home.ws / "made").exists()
     assert len(told) == 1 and "the rules do not load" in told[0], told
     assert "default.rules:2:" in told[0]
+
+
+def test_an_evasion_spelling_is_not_run(home: Home) -> None:
+    """`\\rm` is `rm` to bash: the rule that forbids `rm` holds (judging what bash runs, not
+    the words as written)."""
+    copilot = realtools.copilot()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    home.install("copilot")
+    script = [bash("\\rm -f victim"), bash("'r''m' -f victim"), {"text": "fin"}]
+    result = copilot_turn(home, copilot, script)
+    told = tool_results(result["requests"][-1])
+    assert (home.ws / "victim").read_text() == "keep", told
+    assert len(told) == 2 and all("keep the victim file" in t for t in told), told
