@@ -4,6 +4,9 @@ disk, what the model was told in the next request's tool messages."""
 
 from __future__ import annotations
 
+import json
+import sys
+
 from agents import RULES, Home, bash, copilot_turn
 
 import realtools
@@ -79,3 +82,25 @@ def test_an_evasion_spelling_is_not_run(home: Home) -> None:
     told = tool_results(result["requests"][-1])
     assert (home.ws / "victim").read_text() == "keep", told
     assert len(told) == 2 and all("keep the victim file" in t for t in told), told
+
+
+def test_a_hand_written_camel_case_hook_is_answered_in_its_shape(home: Home) -> None:
+    """Copilot's own `preToolUse` key (camelCase events, flat answers; a nested answer would
+    be ignored there and the command run): deny holds, the sandbox rewrite (`modifiedArgs`)
+    is what runs."""
+    copilot = realtools.copilot()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    outside = home.home / "outside"
+    command = f"{sys.executable} -I -m shellgate hook copilot --sandbox workspace-write"
+    hooks = home.home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "mine.json").write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [
+        {"type": "command", "bash": command, "timeoutSec": 330}]}}))  # fmt: skip
+    script = [bash("rm -f victim"), bash(f"touch made {outside}"), {"text": "fin"}]
+    result = copilot_turn(home, copilot, script)
+    told = tool_results(result["requests"][-1])
+    assert len(told) == 2, told
+    assert (home.ws / "victim").read_text() == "keep" and "keep the victim file" in told[0]
+    assert (home.ws / "made").exists() and not outside.exists()
+    assert "Read-only file system" in told[1], told[1]
