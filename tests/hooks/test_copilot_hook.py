@@ -114,6 +114,9 @@ def test_camel_pre_tool_use_answers_flat_with_modified_args(home: Home) -> None:
     assert as_text["permissionDecision"] == "ask"
     typed = answer(home, cli_camel("write_bash", {"shellId": "1", "input": "rm -rf x"}))
     assert typed["permissionDecision"] == "deny"
+    respelt = {"hook_event_name": "PreToolUse", "tool_name": "WriteBash",
+               "tool_input": {"shellId": "1", "input": "rm -rf x"}}  # fmt: skip
+    assert nested(answer(home, respelt))["permissionDecision"] == "deny"
     enter = answer(home, cli_camel("write_bash", {"shellId": "1", "input": ""}))
     assert enter["permissionDecision"] == "allow"
     assert answer(home, cli_camel("view", {"path": "/etc/passwd"})) == {}
