@@ -104,3 +104,22 @@ def test_a_hand_written_camel_case_hook_is_answered_in_its_shape(home: Home) -> 
     assert (home.ws / "victim").read_text() == "keep" and "keep the victim file" in told[0]
     assert (home.ws / "made").exists() and not outside.exists()
     assert "Read-only file system" in told[1], told[1]
+
+
+def test_a_hand_written_permission_request_hook_decides(home: Home) -> None:
+    """Copilot's `permissionRequest` hook (`{"behavior": ...}`): deny holds even under
+    `--allow-all-tools`; allow runs."""
+    copilot = realtools.copilot()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    command = f"{sys.executable} -I -m shellgate hook copilot"
+    hooks = home.home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "mine.json").write_text(json.dumps({"version": 1, "hooks": {"permissionRequest": [
+        {"type": "command", "bash": command, "timeoutSec": 330}]}}))  # fmt: skip
+    script = [bash("rm -f victim"), bash("touch made"), {"text": "fin"}]
+    result = copilot_turn(home, copilot, script)
+    told = tool_results(result["requests"][-1])
+    assert len(told) == 2, told
+    assert (home.ws / "victim").read_text() == "keep" and "keep the victim file" in told[0]
+    assert (home.ws / "made").exists(), told[1]
