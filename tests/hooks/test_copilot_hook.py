@@ -120,6 +120,7 @@ def test_camel_pre_tool_use_answers_flat_with_modified_args(home: Home) -> None:
     enter = answer(home, cli_camel("write_bash", {"shellId": "1", "input": ""}))
     assert enter["permissionDecision"] == "allow"
     assert answer(home, cli_camel("view", {"path": "/etc/passwd"})) == {}
+    assert answer(home, cli_camel("list_bash", None)) == {}  # no arguments: not ours anyway
 
 
 def test_permission_request_answers_behavior(home: Home) -> None:

@@ -68,12 +68,15 @@ RISKY_COMMAND_PREFIXES = ("workbench.action.terminal.", "workbench.action.tasks.
 # Code run in a notebook's kernel: not a shell command; the person decides in VS Code.
 ASK_TOOLS = frozenset({"runnotebookcell", "copilotrunnotebookcell"})
 USE_INSTEAD = "; run the command with run_in_terminal so that ShellGate can judge it"
+GATED = frozenset({*COMMAND_TOOLS, *UNJUDGEABLE, *VSCODE_COMMAND_TOOLS, *ASK_TOOLS})
 
 
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
     shape = _shape(event)
     tool = str(event_field(event, *_TOOL_FIELD[shape]))
     key = tool.lower().replace("_", "")
+    if key not in GATED:
+        return {}  # not a tool that runs a command: the host's own rules apply
     tool_input = _input_of(event, shape)
     host = CLI if key in CLI_TOOLS or shape != "PreToolUse" else VSCODE
     if key in COMMAND_TOOLS:
@@ -99,7 +102,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
     if key in ASK_TOOLS:
         why = "ShellGate: a notebook cell runs code ShellGate cannot judge: the person decides"
         return _answer(shape, Resolution(Verdict.AGENT_ASKS, why), "", tool_input)
-    return {}  # not a tool that runs a command: the host's own rules apply
+    raise AssertionError(f"{tool} is gated but has no handling")
 
 
 _TOOL_FIELD = {
