@@ -146,7 +146,8 @@ async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split
     assert not (home.ws / "no").exists() and "not that one" in told
     assert not (home.ws / "hid").exists()
     assert (
-        "Command blocked by PreToolUse hook: ShellGate: `touch hid` runs through `timeout`" in told
+        "Command blocked by PreToolUse hook: ShellGate: bash runs `touch hid` (through `timeout`)"
+        in told
     )
     assert not (home.ws / "cop").exists()
     assert "ShellGate: bash runs `touch cop`, which Codex's rules do not see" in told

@@ -226,7 +226,7 @@ def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     reason = answer["permissionDecisionReason"]
-    assert "`rm -rf x` runs through `timeout`" in reason and "forbidden" in reason
+    assert "bash runs `rm -rf x` (through `timeout`)" in reason and "forbids" in reason
     assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
     coproc = json.loads(hook(home, "codex", event(home, "codex", "coproc rm x")).stdout)
     reason = coproc["hookSpecificOutput"]["permissionDecisionReason"]
@@ -322,5 +322,39 @@ def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent:
     for command in ("timeout 5 rm -rf x", "env A=1 rm x", "coproc rm x", "time rm -rf x"):
         verdict, reason = answer(command)
         assert verdict == "deny", (command, reason)
-        assert "hidden from Codex's rules" in reason and "no rm" in reason
+        assert "bash runs `rm" in reason and "no rm" in reason
     assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine
+
+
+SPELLINGS = [
+    r"\rm -rf x", r"r\m -rf x", "$'rm' -rf x", r"$'\x72m' -rf x", "'curl' -s u",
+    "rm${IFS}-rf${IFS}x", "{rm,-rf,x}", "sh -c 'git push origin main'", "dash -c 'rm -rf x'",
+    "bash <<< 'rm -rf x'", "echo 'rm -rf x' | bash", "busybox rm -rf x",
+    "builtin command rm -rf x", r"( \rm -rf x )", "git -C . push origin main",
+    "find . -exec rm {} +", "xargs rm",
+]
+
+
+@pytest.mark.parametrize("agent", sorted(EVENTS))
+def test_no_spelling_of_a_forbidden_program_passes_the_hook(home: Home, agent: str) -> None:
+    """The issue's spellings, through `shellgate hook AGENT` as a process on real rules."""
+    home.rules(
+        'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'
+        'prefix_rule(pattern=["curl"], decision="forbidden", justification="no curl")\n'
+        'prefix_rule(pattern=["git", "push"], decision="forbidden", justification="no push")\n'
+    )
+    for command in [*SPELLINGS, "$CMD -rf x"]:
+        done = hook(home, agent, event(home, agent, command))
+        assert done.returncode == 0, (command, done.stderr)
+        out = json.loads(done.stdout)
+        if agent == "gemini":
+            verdict, reason = out["decision"], out["reason"]
+        else:
+            specific = out["hookSpecificOutput"]
+            verdict, reason = specific["permissionDecision"], specific["permissionDecisionReason"]
+        if command.startswith("$CMD"):  # asked (the agent's own prompt here), never allowed
+            assert verdict in ("ask", "deny"), (agent, command, reason)
+            assert "bash decides this command at run time" in reason
+        else:
+            assert verdict == "deny", (agent, command, reason)
+            assert any(f"no {p}" in reason for p in ("rm", "curl", "push")), (command, reason)

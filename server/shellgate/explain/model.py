@@ -119,3 +119,6 @@ class Explanation:
     rules_files: tuple[tuple[str, str], ...] = ()  # (path, layer) of every file loaded
     project: ProjectTrust | None = None  # the trust that chose the project layers, if known
     split_difference: SplitDifference | None = None
+    # Beyond Codex: what ShellGate requires as the gate (hooks, MCP, runs), when every command
+    # bash runs is judged (approval.beyond) and that is stricter than Codex's requirement.
+    gate: ExecApprovalRequirement | None = None

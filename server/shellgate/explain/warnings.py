@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shellgate.approval.context import FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride
-from shellgate.approval.requirement import NeedsApproval, Skip
+from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
 from shellgate.explain.model import Explanation, Parse, Warning
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy, PrefixRuleMatch
@@ -24,6 +24,7 @@ def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[War
     out.extend(_hidden(ex, policy))
     if policy is not None:
         out.extend(_path_spelling(ex, policy))
+    out.extend(_gate(ex))
     out.extend(_unsandboxed(ex))
     out.extend(_known_safe_asked(ex))
     return tuple(out)
@@ -116,6 +117,21 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
             text += _would(_stricter_rule(policy, h.command, seg.decision))
             out.append(Warning(f"hidden-{h.concealment.value}", text, i, h.command or None))
     return out
+
+
+def _gate(ex: Explanation) -> list[Warning]:
+    """What ShellGate decides where it is the gate, when stricter than Codex (enforced)."""
+    gate = ex.gate
+    if gate is None or isinstance(gate, Skip):
+        return []
+    verdict = "refuses it" if isinstance(gate, Forbidden) else "asks first"
+    return [
+        Warning(
+            "gate",
+            f"ShellGate as the gate (its hooks, MCP shell, shellgate run) {verdict}: "
+            f"{gate.reason or 'it needs approval'}",
+        )
+    ]
 
 
 def _unsandboxed(ex: Explanation) -> list[Warning]:
