@@ -25,12 +25,14 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor(home: Home) -> None:
         bash(f"touch {outside}"),
         bash("touch asked"),
         bash("timeout 5 rm -f victim"),
+        {"tool_calls": [{"name": "view", "arguments": {"path": str(home.ws / "made")}}]},
         {"text": "fin"},
     ]
     result = copilot_turn(home, copilot, script)
     assert result["rc"] == 0, result["stderr"]
     told = tool_results(result["requests"][-1])
-    assert len(told) == 5, told
+    assert len(told) == 6, told
+    assert "hi" in told[5]  # a tool ShellGate does not gate: `{}`, Copilot's own rules
     # forbidden: not run, the model reads Codex's words and the rule's justification
     assert (home.ws / "victim").read_text() == "keep"
     assert "rejected: keep the victim file" in told[0] and "ShellGate" in told[0]
