@@ -50,8 +50,11 @@ def hook_text(command: str, flags: list[str]) -> str:
 def installed_command(path: Path) -> str | None:
     """Our command in a Copilot hook file (None: not there); ConfigError if it does not parse."""
     hooks = read_json(path).get("hooks")
-    for entry in (hooks or {}).get("PreToolUse") or [] if isinstance(hooks, dict) else []:
-        command = entry.get("bash") or entry.get("command") if isinstance(entry, dict) else None
+    entries = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        command = entry.get("bash") or entry.get("command")
         if isinstance(command, str) and "shellgate hook copilot" in command:
             return command
     return None
