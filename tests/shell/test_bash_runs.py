@@ -130,10 +130,12 @@ def test_read_word() -> None:
 def test_the_work_is_bounded() -> None:
     runs = bash_runs("ls;" * (MAX_RUNS + 50))
     assert len(runs) == MAX_RUNS and runs[-1].unknowable
-    deep = "x"
-    for _ in range(12):
-        deep = f"sh -c {shlex.quote(deep)}"
+    deep = "eval " * 12 + "rm x"
     assert any(r.unknowable and "deep" in r.unknowable for r in bash_runs(deep))
+    quoted = "x"
+    for _ in range(12):  # each level's quoting grows the word: past MAX_WORD it is run-time
+        quoted = f"sh -c {shlex.quote(quoted)}"
+    assert any(r.unknowable for r in bash_runs(quoted))
     assert bash_runs("echo " + "a" * (2 << 20))[0].unknowable  # past MAX_SCRIPT: not read
 
 

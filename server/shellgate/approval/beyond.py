@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shellgate.approval.context import ExecContext
-from shellgate.approval.fallback import make_fallback
+from shellgate.approval.fallback import is_dangerous, make_fallback
 from shellgate.approval.requirement import (
     ExecApprovalRequirement,
     Forbidden,
@@ -119,7 +119,8 @@ def _judge(run: Run, context: ExecContext, policy: Policy, fallback: Fallback) -
     inner = requirement_for_evaluation(words, [words], evaluation, context, policy, fallback)
     if isinstance(inner, Skip):
         return None
-    said = inner.reason or "it needs approval on its own"
+    dangerous = "a dangerous command, asked rather than run unseen"
+    said = inner.reason or (dangerous if is_dangerous(words) else "it needs approval on its own")
     if said.startswith(f"`{_join(words)}` "):
         said = said[len(_join(words)) + 3 :]
     reason = f"bash runs `{_join(words)}`{_via(run)}: {said}"

@@ -36,9 +36,10 @@ from shellgate.shell.wrappers import unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
-MAX_RUNS = 2000
+MAX_RUNS = 1000
 MAX_SCRIPT = 1 << 20  # characters; a longer script is judged unknowable, never read
 MAX_BRACE = 64  # words one brace expansion may give before it counts as run-time
+MAX_WORD = 1 << 16  # characters; a longer word is read as run-time, not scanned
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
                     "pdksh", "ksh93", "rbash", "busybox-sh"})  # fmt: skip
@@ -122,7 +123,7 @@ def read_word(raw: str, *, ifs_default: bool = True) -> Word:
     default $IFS, and quote removal: `'r'm` -> rm, `{a,b}` -> a b, `$X` -> run-time."""
     if _PLAIN_WORD.fullmatch(raw):
         return Word(raw, [(raw, False)])
-    if _SENTINELS.search(raw):
+    if len(raw) > MAX_WORD or _SENTINELS.search(raw):
         return Word(raw, [(raw, True)])
     marked = _scan(raw, ifs_default)
     words = _brace(marked) if _OB in marked else [marked]
@@ -356,6 +357,10 @@ def _sequence(inner: str) -> list[str] | None:
 # --- scripts -----------------------------------------------------------------------------
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+# Nodes of text, which hold a command only inside a substitution.
+_WORDS = frozenset({"heredoc_body", "string", "concatenation", "word", "raw_string",
+                    "simple_expansion", "expansion", "variable_assignment"})  # fmt: skip
+_SUBSTITUTION = re.compile(rb"\$\(|`|[<>]\(")
 _BRACE_COMMAND = re.compile(
     r"(^|[;&|(\n])([ \t]*(?:(?:then|do|else|elif|if|while|until|!)[ \t]+)*)\{(?=[^\s{}]*,\S*\})"
 )
@@ -390,13 +395,30 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
             root = again[0].root_node
     if root.has_error:
         ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "command" and not _command(node, src, via, depth, ctx):
-            break
-        stack.extend(reversed(node.named_children))
+    _walk(root, src, via, depth, ctx)
     ctx.ifs_default = saved
+
+
+def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
+    """Every `command` of the tree, in source order. A cursor, not lists of children: the
+    walk stops at the bound without building a node for each of a huge script's commands."""
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        descend = True
+        if node is not None and node.is_named:
+            kind = node.type
+            if kind == "command" and not _command(node, src, via, depth, ctx):
+                return
+            # text holds a command only inside a substitution (a long heredoc is not walked)
+            descend = kind not in _WORDS or bool(
+                _SUBSTITUTION.search(src, node.start_byte, node.end_byte)
+            )
+        if descend and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
 
 
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
