@@ -147,7 +147,7 @@ def gemini_turn(
 
 
 def copilot_turn(
-    home: Home, copilot: Path, script: list[dict[str, Any]], **env: str
+    home: Home, copilot: Path, script: list[dict[str, Any]], *flags: str, **env: str
 ) -> dict[str, Any]:
     """`copilot -p` on the stand-in (Chat Completions), no sign-in, `--allow-all-tools`: what
     ShellGate blocks stays blocked even when Copilot itself would allow everything."""
@@ -156,7 +156,7 @@ def copilot_turn(
     return run_turn(
         home,
         script,
-        [str(copilot), "-p", "do the task", "--allow-all-tools", "--output-format", "json"],
+        [str(copilot), "-p", "do the task", "--allow-all-tools", "--output-format", "json", *flags],
         home.env(
             COPILOT_HOME=str(home.home / ".copilot"),
             COPILOT_PKG_CACHE_HOME=str(realtools.copilot_cache()),

@@ -126,3 +126,18 @@ def test_a_hand_written_permission_request_hook_decides(home: Home) -> None:
     assert len(told) == 2, told
     assert (home.ws / "victim").read_text() == "keep" and "keep the victim file" in told[0]
     assert (home.ws / "made").exists(), told[1]
+
+
+def test_the_project_scope_hook_in_a_trusted_folder(home: Home) -> None:
+    """`--scope project` writes `.github/hooks/shellgate.json`; Copilot CLI loads it in a folder
+    trusted for the session (`--trust-folder`), and `hook install` said it must be."""
+    copilot = realtools.copilot()
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    said = home.install("copilot", "--scope", "project")
+    assert "trusted folder" in said and (home.ws / ".github/hooks/shellgate.json").exists()
+    script = [bash("rm -f victim"), {"text": "fin"}]
+    result = copilot_turn(home, copilot, script, "--trust-folder")
+    told = tool_results(result["requests"][-1])
+    assert (home.ws / "victim").read_text() == "keep"
+    assert len(told) == 1 and "keep the victim file" in told[0], told
