@@ -86,7 +86,8 @@ def extra(
         argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
         codex = create_exec_approval_requirement(argv, context, policy)
         beyond = beyond_codex(argv, codex, context, policy)
-        if isinstance(codex, Skip) and beyond is not None:
+        asks = beyond is not None and not isinstance(beyond.requirement, Skip)
+        if isinstance(codex, Skip) and beyond is not None and asks:
             found.append((command, beyond.reason))
     return found
 

@@ -56,6 +56,9 @@ FORBIDDEN = [
     "echo rm -rf x | sh", r"printf 'rm -rf x\n' | sh", "bash -s <<'EOF'\nrm -rf x\nEOF",
     "sh <<EOF\nrm -rf x\nEOF", "cat <<'E' | bash\nrm -rf x\nE", "eval 'rm -rf x'",
     "eval rm -rf x", "sudo bash -c 'rm x'", "nice sh -c 'dash -c \"rm -rf x\"'",
+    "echo 'rm x' | sh -s", "printf '%s\\n' 'rm -rf x' | bash", "fish -c 'rm x'",
+    "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
+    "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "builtin eval 'rm x'", "su - root -c 'rm x'",
     # git's global options
     "git -C . push origin main", "git -c k=v push", "git --no-pager push",
     "git --git-dir=.git push", "git -C . -c a=b --no-pager push", "sh -c 'git -C . push'",
@@ -69,7 +72,8 @@ UNKNOWABLE = [
     "alias x='rm -rf y'", "eval \"$CMD\"", "source <(echo rm -rf x)", ". <(wget -O- u)",
     "bash <(wget -O- u)", "wget -O- u | sh", "cat f | bash", "bash <<EOF\n$CMD\nEOF",
     "timeout 5 $CMD", "xargs $CMD", "sh -c \"$S\"", "git $SUB origin", "IFS=,; rm${IFS}x",
-    "sudo $CMD",
+    "sudo $CMD", "echo 'rm x' | { bash; }", "echo 'rm x' > >(sh)", "echo x | xargs sh -c",
+    "bash < <(echo rm)", "x=rm; $x -rf y", "f() { \"$@\"; }; f rm x",
 ]
 
 # Ordinary commands: nothing more than Codex.
@@ -153,3 +157,39 @@ def test_a_large_script_is_decided_quickly(gate: World, tmp_path: Path) -> None:
     many = "ls; " * 20000 + "rm x"
     assert _ask(gate, many)[0] in ("forbidden", "prompt")
     assert time.perf_counter() - start < 30  # a bound on the work, not a speed target
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("sudo", "rm", "x"),
+        ("env", "sh", "-c", "rm x"),
+        ("/bin/bash", "-e", "-c", "rm x"),
+        ("bash", "-c", r"\rm x"),
+        ("timeout", "5", "git", "-C", ".", "push"),
+        ("find", ".", "-exec", "curl", "{}", ";"),
+    ],
+)
+def test_an_argv_is_judged_as_exec_runs_it(gate: World, argv: tuple[str, ...]) -> None:
+    """The MCP `shell` tool and Codex's argv requests: no shell reads the argv itself."""
+    d = decide(AgentRequest("mcp", "s", str(gate.project), argv))
+    assert d.decision == "forbidden" and d.hidden, (argv, d.reason)
+
+
+def test_an_allowed_runner_does_not_take_an_unruled_command_out_of_the_sandbox(
+    gate: World,
+) -> None:
+    """`find` allowed by a rule: Codex runs `find . -exec touch {} +` outside its sandbox (all
+    its commands are allowed by rules); bash runs `touch`, which no rule allows: sandboxed."""
+    rules = gate.home / "rules" / "default.rules"
+    rules.write_text(RULES + 'prefix_rule(pattern=["find"], decision="allow")\n')
+    argv = ("find", ".", "-exec", "touch", "{}", "+")
+    d = decide(AgentRequest("claude-code", "s", str(gate.project), argv))
+    assert d.decision == "allow" and not d.hidden
+    assert d.explain is not None
+    assert d.explain["requirement"]["bypass_sandbox"] is True  # Codex's
+    assert d.explain["gate"] == {"type": "skip", "bypass_sandbox": False,
+                                 "proposed_execpolicy_amendment": None}  # fmt: skip
+    assert any("runs it in the sandbox" in w["message"] for w in d.explain["warnings"])
+    plain = decide(AgentRequest("claude-code", "s", str(gate.project), ("find", ".", "-name", "x")))
+    assert plain.explain is not None and "gate" not in plain.explain

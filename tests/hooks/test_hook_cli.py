@@ -360,3 +360,19 @@ def test_no_spelling_of_a_forbidden_program_passes_the_hook(home: Home, agent: s
         else:
             assert verdict == "deny", (agent, command, reason)
             assert any(f"no {p}" in reason for p in ("rm", "curl", "push")), (command, reason)
+
+
+def test_an_allowed_runner_keeps_an_unruled_command_in_the_sandbox(home: Home) -> None:
+    """`find` is allowed by a rule, so Codex would run `find -exec` outside its sandbox; bash
+    runs `touch`, which no rule allows: the hook's rewrite keeps it in the sandbox."""
+    home.rules('prefix_rule(pattern=["find"], decision="allow")\n')
+
+    def rewritten(command: str) -> str | None:
+        done = hook(home, "gemini", event(home, "gemini", command), "--sandbox", "read-only")
+        out = json.loads(done.stdout)
+        assert out["decision"] == "allow", out
+        return (out.get("hookSpecificOutput") or {}).get("tool_input", {}).get("command")
+
+    assert rewritten("find . -name x") is None  # all allowed by a rule: as Codex, unsandboxed
+    wrapped = rewritten("find . -exec touch {} +")
+    assert wrapped is not None and " sandbox --mode read-only " in wrapped

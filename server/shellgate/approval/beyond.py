@@ -36,24 +36,25 @@ from shellgate.approval.requirement import (
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Fallback, Policy
 from shellgate.rules.rule import PrefixRule
-from shellgate.shell.bash_runs import UNKNOWABLE, Run, argv_runs, bash_runs
+from shellgate.shell.bash_runs import UNKNOWABLE, Run, argv_runs, bash_runs, runs_arguments
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.quote import try_join
 from shellgate.shell.split import extract_shell_script
+from shellgate.shell.tsbash import read_split
 
 __all__ = ["UNKNOWABLE", "Beyond", "beyond_codex", "gate_requirement", "runs_of"]
 
 
 @dataclass(frozen=True)
 class Beyond:
-    """ShellGate's requirement where it is stricter than Codex's, and the run that made it."""
+    """ShellGate's requirement where it is stricter than Codex's, the run that made it so, and
+    why. A `Skip` here is Codex's without the sandbox bypass: every command Codex judged is
+    allowed by a rule, but one that bash runs inside is allowed by none (`find . -exec rm {} +`
+    with `find` allowed), so it runs in the sandbox rather than outside it."""
 
-    requirement: NeedsApproval | Forbidden
+    requirement: ExecApprovalRequirement
     run: Run
-
-    @property
-    def reason(self) -> str:
-        return self.requirement.reason or UNKNOWABLE
+    reason: str
 
 
 def runs_of(argv: Sequence[str]) -> tuple[Run, ...]:
@@ -82,12 +83,25 @@ def beyond_codex(
     """The stricter requirement the commands bash runs impose, or None when Codex's stands."""
     if isinstance(codex, Forbidden):
         return None
+    extracted = extract_shell_script(argv)
+    if extracted is not None:  # most scripts: plain commands Codex judged, none running more
+        plain = read_split(extracted[1]).commands
+        if plain and not any(runs_arguments(c[0]) for c in plain):
+            return None
     floor = 1 if isinstance(codex, NeedsApproval) else 0
     judge = make_fallback(context) if fallback is None else fallback
     best: Beyond | None = None
+    bypass = isinstance(codex, Skip) and codex.bypass_sandbox
     for run in runs_of(argv):
         found = _judge(run, context, policy, judge)
         if found is None:
+            unruled = not policy.matches_for(run.words, resolve_host_executables=True)
+            if bypass and best is None and unruled and isinstance(codex, Skip):
+                why = (
+                    f"bash runs `{_join(run.words)}`{_via(run)}, which no rule allows: it runs "
+                    "in the sandbox, not outside it"
+                )
+                best = Beyond(Skip(False, codex.proposed_execpolicy_amendment), run, why)
             continue
         rank = 2 if isinstance(found.requirement, Forbidden) else 1
         if rank > floor:
@@ -125,15 +139,16 @@ def _judge(run: Run, context: ExecContext, policy: Policy, fallback: Fallback) -
         said = said[len(_join(words)) + 3 :]
     reason = f"bash runs `{_join(words)}`{_via(run)}: {said}"
     if isinstance(inner, Forbidden):
-        return Beyond(Forbidden(reason), run)
-    return Beyond(NeedsApproval(reason, inner.proposed_execpolicy_amendment, inner.one_shot), run)
+        return Beyond(Forbidden(reason), run, reason)
+    amendment = inner.proposed_execpolicy_amendment
+    return Beyond(NeedsApproval(reason, amendment, inner.one_shot), run, reason)
 
 
 def _unknowable(run: Run, reason: str, context: ExecContext) -> Beyond:
     rejection = prompt_is_rejected_by_policy(context, prompt_is_rule=False)
     if rejection is not None:
-        return Beyond(Forbidden(f"{reason}; {rejection}"), run)
-    return Beyond(NeedsApproval(reason), run)
+        return Beyond(Forbidden(f"{reason}; {rejection}"), run, f"{reason}; {rejection}")
+    return Beyond(NeedsApproval(reason), run, reason)
 
 
 def _could_match(policy: Policy, run: Run, decided: Decision) -> PrefixRule | None:

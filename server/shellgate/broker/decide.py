@@ -33,7 +33,7 @@ def decide(
     """Raises ProtocolError for a request that cannot be decided (bad policy or sandbox name,
     a cwd that is not a folder). Rules that do not load decide "forbidden": Codex would run
     with none of them, and nothing may run on a half-read policy."""
-    from shellgate.approval.requirement import Forbidden, NeedsApproval, requirement_type
+    from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip, requirement_type
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
 
@@ -51,7 +51,7 @@ def decide(
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
                  rules_files=files, project=trust)  # fmt: skip
-    req = ex.requirement if ex.gate is None else ex.gate  # ShellGate is the gate here
+    req = ex.requirement if ex.gate is None else ex.gate.requirement  # ShellGate is the gate
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
     reason: str | None = req.reason if isinstance(req, Forbidden | NeedsApproval) else None
@@ -61,7 +61,7 @@ def decide(
         reason=reason or _deciding_words(ex),
         explain=to_json(ex),
         amendment=amendment,
-        hidden=ex.gate is not None,
+        hidden=ex.gate is not None and not isinstance(ex.gate.requirement, Skip),
     )
 
 

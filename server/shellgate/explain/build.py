@@ -124,8 +124,7 @@ def explain(
 
     gate = None
     if warnings:  # what ShellGate requires as the gate, judging every command bash runs
-        beyond = beyond_codex(argv, requirement, context, policy, make_fallback(context))
-        gate = None if beyond is None else beyond.requirement
+        gate = beyond_codex(argv, requirement, context, policy, make_fallback(context))
 
     def build(found: tuple[Warning, ...]) -> Explanation:
         # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from shellgate.approval.beyond import Beyond
 from shellgate.approval.context import ExecContext
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import ExecApprovalRequirement
@@ -121,4 +122,4 @@ class Explanation:
     split_difference: SplitDifference | None = None
     # Beyond Codex: what ShellGate requires as the gate (hooks, MCP, runs), when every command
     # bash runs is judged (approval.beyond) and that is stricter than Codex's requirement.
-    gate: ExecApprovalRequirement | None = None
+    gate: Beyond | None = None

@@ -47,7 +47,7 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     out["rules_files"] = [{"path": p, "layer": layer} for p, layer in ex.rules_files]
     out["project"] = None if ex.project is None else _project(ex.project)
     if ex.gate is not None:
-        out["gate"] = _requirement(ex.gate)
+        out["gate"] = _requirement(ex.gate.requirement)
     diff = ex.split_difference
     if diff is not None:
         out["split_difference"] = {

@@ -15,6 +15,7 @@ from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
 from shellgate.explain.model import Explanation, Parse, Warning
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy, PrefixRuleMatch
+from shellgate.shell.bash_runs import bash_runs
 from shellgate.shell.quote import try_join
 from shellgate.shell.wrappers import Concealment, hidden_commands
 
@@ -86,8 +87,9 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
         hidden = hidden_commands(list(seg.command))
         if not hidden and not opaque:
             continue
-        inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
-        if opaque:
+        if opaque:  # what bash runs at the script's top level, words as bash sees them
+            runs = bash_runs(ex.script or "")
+            inside = [r.words for r in runs if not r.via and r.words and r.unknowable is None]
             listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
             out.append(
                 Warning(
@@ -122,16 +124,16 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
 def _gate(ex: Explanation) -> list[Warning]:
     """What ShellGate decides where it is the gate, when stricter than Codex (enforced)."""
     gate = ex.gate
-    if gate is None or isinstance(gate, Skip):
+    if gate is None:
         return []
-    verdict = "refuses it" if isinstance(gate, Forbidden) else "asks first"
-    return [
-        Warning(
-            "gate",
-            f"ShellGate as the gate (its hooks, MCP shell, shellgate run) {verdict}: "
-            f"{gate.reason or 'it needs approval'}",
-        )
-    ]
+    req = gate.requirement
+    verdict = (
+        "refuses it" if isinstance(req, Forbidden)
+        else "runs it in the sandbox" if isinstance(req, Skip)
+        else "asks first"
+    )  # fmt: skip
+    where = "(its hooks, MCP shell, shellgate run)"
+    return [Warning("gate", f"ShellGate as the gate {where} {verdict}: {gate.reason}")]
 
 
 def _unsandboxed(ex: Explanation) -> list[Warning]:

@@ -121,7 +121,8 @@ def _allowed(
     if options.sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
-    if first and not first.get("sandboxed", True):
+    gate = (decision.explain or {}).get("gate") or {}  # bash runs a command no rule allows
+    if first and not first.get("sandboxed", True) and gate.get("bypass_sandbox") is not False:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
     wrapped = sandbox_command(request.command, options.sandbox, options.network, request.cwd)

@@ -26,13 +26,14 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tree_sitter import Node
 
-from shellgate.shell.global_options import canonical_words
+from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
-from shellgate.shell.wrappers import unwrap
+from shellgate.shell.wrappers import RUNNERS, unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
@@ -42,7 +43,7 @@ MAX_BRACE = 64  # words one brace expansion may give before it counts as run-tim
 MAX_WORD = 1 << 16  # characters; a longer word is read as run-time, not scanned
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
-                    "pdksh", "ksh93", "rbash", "busybox-sh"})  # fmt: skip
+                    "pdksh", "ksh93", "rbash", "busybox-sh", "fish", "csh", "tcsh"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class _Ctx:
         return True
 
 
+@lru_cache(maxsize=64)  # explain's warnings and the gate read the same script
 def bash_runs(script: str) -> tuple[Run, ...]:
     """The commands bash would execute for `bash -c SCRIPT`."""
     ctx = _Ctx([])
@@ -89,7 +91,7 @@ def argv_runs(argv: Sequence[str]) -> tuple[Run, ...]:
     and whatever it runs (a shell's script, a runner's command, ...)."""
     ctx = _Ctx([])
     if argv:
-        _argv(tuple(argv), frozenset(), (), 0, ctx, None)
+        _argv(tuple(argv), frozenset(), (), 0, ctx, _no_input)
     return tuple(ctx.out)
 
 
@@ -424,7 +426,7 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
     """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
     ends). False once the bound is reached."""
-    groups: list[list[list[Node]]] = [[]]  # commands -> words -> nodes
+    groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
     previous: Node | None = None
     for child in node.children:
         if child.type in _REDIRECTS or child.type == "variable_assignment":
@@ -434,21 +436,24 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             continue
         gap = src[previous.end_byte : child.start_byte] if previous is not None else None
         if gap is not None and not gap.replace(b"\\\n", b""):
-            groups[-1][-1].append(child)  # nothing between (or a line continuation): one word
+            groups[-1][-1][1] = child.end_byte  # nothing between (a line continuation): one word
+        elif gap is not None and _crosses_line(gap):
+            groups.append([[child.start_byte, child.end_byte]])  # bash ends the command here
+        elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
+            _escaped_gap(groups[-1], gap, child.start_byte, child.end_byte)  # `a\ b`: one word
         else:
-            if gap is not None and _crosses_line(gap):
-                groups.append([])  # tree-sitter glued the next line on; bash ends it here
-            elif gap is not None and gap.replace(b"\\\n", b"").strip(b" \t"):
+            if gap is not None and gap.strip(b" \t"):
                 shown = gap.decode("utf-8", "surrogateescape").encode("unicode_escape").decode()
                 ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
-            groups[-1].append([child])
+            groups[-1].append([child.start_byte, child.end_byte])
         previous = child
-    input_text = _stdin_of(node, src, ctx)
+
+    def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
+        return _stdin_of(node, src, ctx)
     for n, words in enumerate(groups):
         if not words:
             continue
-        raws = [src[w[0].start_byte : w[-1].end_byte].decode("utf-8", "surrogateescape")
-                for w in words]  # fmt: skip
+        raws = [src[a:b].decode("utf-8", "surrogateescape") for a, b in words]
         argv: list[str] = []
         dynamic: set[int] = set()
         for raw in raws:
@@ -463,10 +468,42 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             if not ctx.add(Run(tuple(argv), via, frozenset(dynamic), unknowable=why)):
                 return False
             continue
-        stdin = input_text if n == len(groups) - 1 else None
+        stdin = input_text if n == len(groups) - 1 else _no_input
         if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
             return False
     return True
+
+
+# Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
+# an escaped blank as part of a word.
+_ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
+
+
+def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
+    """Bash's words over `gap` (blanks and escaped blanks, from `words[-1]`'s end) and the
+    next word (`start`..`end`): a piece with no unescaped blank before it extends the word
+    before; one with none after it starts the next word; others are words of their own."""
+    base = start - len(gap)
+    piece: int | None = 0  # where the current piece starts in the gap; 0: glued to the word
+    i = 0
+    while i < len(gap):
+        if gap[i : i + 1] == b"\\":
+            if piece is None:
+                piece = i
+            i += 2
+            continue
+        if piece == 0:
+            words[-1][1] = base + i
+        elif piece is not None:
+            words.append([base + piece, base + i])
+        piece = None
+        i += 1
+    if piece == 0:
+        words[-1][1] = end
+    elif piece is not None:
+        words.append([base + piece, end])
+    else:
+        words.append([start, end])
 
 
 def _crosses_line(between: bytes) -> bool:
@@ -477,6 +514,10 @@ def _crosses_line(between: bytes) -> bool:
 # bash decides it at run time), how it comes (`<<<`, `echo |`), and a doubt: why bash may read
 # other text (the text is read as written too, so that a literal command in it still counts).
 _Stdin = tuple[str | None, str, str | None]
+
+
+def _no_input() -> _Stdin | None:
+    return None
 
 
 def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
@@ -504,6 +545,8 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
             target = r.child_by_field_name("destination")
             if op == "<" and target is not None and target.type == "process_substitution":
                 found = (None, "input from a process substitution", None)
+            elif op == "<":
+                found = ("", "<", None)  # a script file: the rules judge the shell, as `sh FILE`
     if found is not None:
         return found
     statement = parent if parent is not None and parent.type == "redirected_statement" else node
@@ -520,6 +563,23 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
         return None
     body = outer.child_by_field_name("body")
     return None if body is None else _piped_text(body, src, ctx)
+
+
+def _printf(fmt: str, args: Sequence[str]) -> str | None:
+    """What `printf FMT ARGS...` writes, for formats of `%s` and `\\n \\t \\\\` only (the
+    format is reused while arguments remain, as printf does); None for others."""
+    if re.search(r"%[^s]|%$|\\[^nt\\]|\\$", fmt):
+        return None
+    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    parts = fmt.split("%s")
+    per = len(parts) - 1
+    out, rest = [], list(args)
+    while True:
+        taken, rest = rest[:per], rest[per:]
+        out.append(parts[0])
+        out += [(taken[k] if k < len(taken) else "") + part for k, part in enumerate(parts[1:])]
+        if not rest or per == 0:
+            return "".join(out)
 
 
 def _heredoc(r: Node, src: bytes) -> _Stdin:
@@ -563,12 +623,9 @@ def _piped_text(stage: Node, src: bytes, ctx: _Ctx) -> _Stdin:
                 return unknown
             args = args[1:]
         return (" ".join(args), "echo |", None)
-    if name == "printf" and len(words) >= 2 and "%" not in words[1]:
-        fmt = words[1]
-        if re.search(r"\\[^n\\t]", fmt):
-            return unknown
-        text_ = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
-        return (text_, "printf |", None)
+    if name == "printf" and len(words) >= 2:
+        text_ = _printf(words[1], words[2:])
+        return unknown if text_ is None else (text_, "printf |", None)
     if name == "cat" and len(words) == 1:
         return _stdin_of(command, src, ctx) or unknown
     return unknown
@@ -587,7 +644,7 @@ def _argv(
     via: tuple[str, ...],
     depth: int,
     ctx: _Ctx,
-    stdin: _Stdin | None,
+    stdin: Callable[[], _Stdin | None],
     open_tail: bool = False,
 ) -> bool:
     """`words` run as a command, and what it runs in turn. False once the bound is reached."""
@@ -603,6 +660,9 @@ def _argv(
         if not rest:
             return True
         moved = frozenset(i - start for i in dynamic if i >= start)
+        if label == "xargs":  # `xargs -I{} CMD {}`: the replaced words come at run time
+            marker = _xargs_replace(words[:start])
+            moved |= {k for k, w in enumerate(rest) if marker and marker in w}
         if 0 in moved:
             why = f"`{label}` runs `{rest[0]}`"
             return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
@@ -611,14 +671,15 @@ def _argv(
     def source(text_: str, index: int | None, label: str) -> bool:
         if index is not None and index in dynamic:
             why = f"`{label}` runs shell source from an expansion"
-            return ctx.add(Run((), (*via, label), unknowable=why))
+            if not ctx.add(Run((), (*via, label), unknowable=why)):
+                return False  # and its text as written, for the commands it names literally
         _script(text_, (*via, label), depth + 1, ctx)
         return len(ctx.out) < MAX_RUNS
 
     if name in SHELLS or (name in _BOXES and words[1:2] in (("sh",), ("ash",), ("bash",))):
         shell = words[1:] if name in _BOXES else words
         offset = 1 if name in _BOXES else 0
-        return _shell(shell, offset, dynamic, via, depth, ctx, stdin, source)
+        return _shell(shell, offset, dynamic, via, ctx, stdin, source, open_tail)
     if name == "eval":
         if any(i > 0 for i in dynamic):
             return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of an expansion"))
@@ -677,13 +738,15 @@ def _shell(
     offset: int,
     dynamic: frozenset[int],
     via: tuple[str, ...],
-    depth: int,
     ctx: _Ctx,
-    stdin: _Stdin | None,
+    stdin: Callable[[], _Stdin | None],
     source: _Source,
+    open_tail: bool,
 ) -> bool:
     """A shell's options: `-c SCRIPT` (anywhere among them), a script file operand, or a
-    script read on its input (`-s`, `-`, no operand)."""
+    script read on its input (`-s`, `-`, no operand): known only from a here-string, a
+    here-document or a literal pipe (`_stdin_of`); any other input is run-time (`echo x |
+    { bash; }`, `>(sh)`, a shell inside a script that was itself piped in)."""
     label = executable_name_lookup_key(argv[0]) or argv[0]
     i, dash_c, reads_stdin = 1, False, False
     while i < len(argv):
@@ -704,6 +767,8 @@ def _shell(
             i += 1 + sum(1 for letter in arg[1:] if letter in "oO")
             continue
         break
+    if i >= len(argv) and open_tail:  # `xargs sh -c`, `xargs bash`: the script comes later
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` gets its script from input"))
     if dash_c:
         if i >= len(argv):
             return True
@@ -715,9 +780,10 @@ def _shell(
             return ctx.add(Run((), (*via, label), unknowable=why))
         if operand not in ("/dev/stdin", "/proc/self/fd/0"):
             return True  # a script file: the rules judge `bash FILE`
-    if stdin is None:
-        return True
-    content, how, doubt = stdin
+    given = stdin()
+    if given is None:
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads a script on its input"))
+    content, how, doubt = given
     if content is None:
         return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads {how}"))
     if doubt is not None and not ctx.add(
@@ -725,6 +791,19 @@ def _shell(
     ):
         return False
     return source(content, None, f"{how} {label}")
+
+
+def _xargs_replace(options: tuple[str, ...]) -> str | None:
+    """The replace string of xargs' `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`)."""
+    for i, word in enumerate(options):
+        if word == "-I" and i + 1 < len(options):
+            return options[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word.startswith(("-i", "--replace")):
+            value = word.split("=", 1)[1] if "=" in word else word[2:] if word[:2] == "-i" else ""
+            return value or "{}"
+    return None
 
 
 def _watch(words: tuple[str, ...], inner: Callable[..., bool], source: _Source) -> bool:
@@ -755,6 +834,16 @@ def _dash_c(words: tuple[str, ...]) -> tuple[int, str] | None:
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Every program whose arguments `_argv` reads; any other command runs only its own words.
+_LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, "eval", "source",
+                         ".", "alias", "trap", "watch", "find", "sudo"})  # fmt: skip
+
+
+def runs_arguments(program: str) -> bool:
+    """Whether bash_runs reads more than the words of a command named `program` (a shell, a
+    runner, `eval`, `find`, git's global options, ...): if none of a plain script's commands
+    does, its runs are exactly its commands."""
+    return (executable_name_lookup_key(program) or program) in _LOOKS_INTO
 
 
 def _find(
@@ -775,7 +864,7 @@ def _find(
                     why = f"`{label}` runs `{rest[0]}`"
                     if not ctx.add(Run(rest, (*via, label), frozenset(moved), unknowable=why)):
                         return False
-                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, None):
+                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, _no_input):
                     return False
             i = end
         i += 1

@@ -114,6 +114,7 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "chronic": _w(),
     "valgrind": _w(),
 }
+RUNNERS = frozenset(_WRAPPERS)  # the programs `unwrap` reads a command out of
 _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv
