@@ -16,6 +16,8 @@ EVENTS = {
     "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
     "claude-code": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
     "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {}},
+    # Copilot CLI's PreToolUse (VS Code's shapes: test_copilot_hook.py)
+    "copilot": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
 }
 
 
@@ -308,7 +310,7 @@ def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
     assert not old.exists() and memo.load(str(fresh)) == {"decision": "allow"}
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", "copilot"])
 def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent: str) -> None:
     home.rules(
         'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'

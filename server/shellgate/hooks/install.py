@@ -245,6 +245,13 @@ def _parser() -> argparse.ArgumentParser:
         help="no editor reachable: the agent's own prompt, or blocked",
     )
     p.add_argument("--approval-policy", metavar="POLICY", help="default on-request")
+    p.add_argument(
+        "--deadline",
+        metavar="SECONDS",
+        type=float,
+        help="Copilot: the hook answers no after this long (default 315; the hosts' timeout "
+        "is set 15 s above it)",
+    )
     return p
 
 
@@ -256,10 +263,13 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     if opts.agent != "codex" and opts.sandbox is None:
         opts.sandbox = DEFAULT_SANDBOX  # never looser than the agent alone (issue 18)
     flags: list[str] = []
-    for name in ("approval_policy", "sandbox", "network", "fallback"):
+    for name in ("approval_policy", "sandbox", "network", "fallback", "deadline"):
         value = getattr(opts, name)
         if value is not None:
-            flags += ["--" + name.replace("_", "-"), value]
+            flags += ["--" + name.replace("_", "-"), f"{value:g}" if name == "deadline" else value]
+    if opts.deadline is not None and (opts.agent != "copilot" or not opts.deadline > 0):
+        print(f"{PROG}: error: --deadline is for copilot, above 0 seconds", file=sys.stderr)
+        return 2
     if opts.approval_policy is not None:
         from shellgate.approval.context import ApprovalPolicy
 
@@ -326,7 +336,7 @@ def install_copilot(
 
     path = hook_file(root, env).absolute()
     if not uninstall:
-        return _save((path, hook_text(hook_command("copilot", flags)),
+        return _save((path, hook_text(hook_command("copilot", flags), flags),
                       "PreToolUse hook for Copilot CLI's bash and VS Code's terminal tools"))
     if not path.exists():
         return []
@@ -341,7 +351,7 @@ def sandbox_meaning(agent: str, sandbox: str, fallback: str | None, network: str
     """What --sandbox means for the commands no rule of the user's allows, said at install."""
     from shellgate.cli.hook import _DEFAULT_FALLBACK
 
-    name = {"claude-code": "Claude Code", "gemini": "Gemini CLI"}[agent]
+    name = {"claude-code": "Claude Code", "gemini": "Gemini CLI", "copilot": "Copilot"}[agent]
     deny = (fallback or _DEFAULT_FALLBACK[agent]) == "deny"
     own = "blocked, saying why" if deny else f"{name}'s prompt"
     asked = f"asked (in the editor, else {own})"
