@@ -132,7 +132,7 @@ async def test_other_clients_get_show_message_request(
         "Yes, and don't ask again for commands that start with `touch keep`",
         "Yes, and don't ask again for this command in this session",
         "No, continue without running it",
-        "No, and tell Codex what to do differently",
+        "No, and stop",  # nobody to tell: the editor's Run Command
     ]
     assert "$ touch keep" in messages[0].message
 

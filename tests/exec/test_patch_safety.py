@@ -67,7 +67,7 @@ def test_modes_and_configured_roots() -> None:
 
 def test_orchestrator_asks_about_a_patch_outside_and_remembers_the_files(tmp_path: Path) -> None:
     from shellgate.approval.context import ExecContext
-    from shellgate.exec.approver import AutomaticApprover, RequestKind
+    from shellgate.approval.question import AutomaticApprover, RequestKind
     from shellgate.exec.orchestrator import Orchestrator, Status
     from shellgate.exec.probe import run_probe
     from shellgate.rules.policy import Policy

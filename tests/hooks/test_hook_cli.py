@@ -324,3 +324,27 @@ def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent:
         assert verdict == "deny", (command, reason)
         assert "hidden from Codex's rules" in reason and "no rm" in reason
     assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine
+
+
+def test_a_mistyped_command_gets_the_usage_not_a_block(home: Home) -> None:
+    done = subprocess.run([sys.executable, "-m", "shellgate", "hook", "uninstall", "--help"],
+                          capture_output=True, text=True, timeout=30)  # fmt: skip
+    first = done.stderr.splitlines()[0]
+    assert done.returncode == 2 and "blocked" not in first
+    assert "unknown agent or command 'uninstall'" in first
+    assert "install AGENT --uninstall" in done.stderr and "usage:" in done.stderr
+    typo = hook(home, "claude", event(home, "claude-code", "ls"))  # an agent's config: blocks
+    assert typo.returncode == 2 and "blocked" in typo.stderr
+
+
+def test_the_gemini_fallback_names_no_variable_that_is_unset(home: Home) -> None:
+    home.rules('prefix_rule(pattern=["touch"], decision="prompt")\n')
+    env = {k: v for k, v in home.env().items() if k != "SHELLGATE_HOOK_FALLBACK"}
+    done = subprocess.run(
+        [sys.executable, "-m", "shellgate", "hook", "gemini"],
+        input=event(home, "gemini", "touch x").decode(), env=env, cwd=home.ws,
+        capture_output=True, text=True, timeout=60)  # fmt: skip
+    answer = json.loads(done.stdout)
+    assert answer["decision"] == "deny" and "no editor is reachable" in answer["reason"]
+    assert "SHELLGATE_HOOK_FALLBACK" not in answer["reason"]
+    assert answer["reason"].endswith("so it was not run (the fallback is deny)")

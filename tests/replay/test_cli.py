@@ -247,3 +247,10 @@ def test_many_commands_are_decided_alike_in_parallel(tmp_path: Path, rules: Path
     assert one.commands == two.commands == len(cmds)
     assert {k: (e.decided.outcome, e.decided.rules) for k, e in one.entries.items()} == \
         {k: (e.decided.outcome, e.decided.rules) for k, e in two.entries.items()}
+
+
+def test_rules_take_one_file_each(capsys: pytest.CaptureFixture[str], rules: Path) -> None:
+    """`--rules FILE SOURCE`: SOURCE is a history to replay, not a second rules file."""
+    code, out, _ = run(capsys, "--rules", str(rules), str(FIX), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["distinct"] >= 15

@@ -18,18 +18,24 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shellgate.approval.review import ReviewDecision
-from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest, display_name
-from shellgate.exec.approver import (
+from shellgate.approval.question import (
     ApprovalRequest,
     Approver,
     MatchedRule,
     RequestKind,
     exec_choices,
+)
+from shellgate.approval.review import ReviewDecision
+from shellgate.broker.protocol import (
+    ANSWERS,
+    AgentAnswer,
+    AgentDecision,
+    AgentRequest,
+    display_name,
 )
 
 if TYPE_CHECKING:
@@ -37,14 +43,6 @@ if TYPE_CHECKING:
 
 HISTORY = 200  # questions kept for "Show Approvals"
 
-_ANSWERS = {
-    ReviewDecision.APPROVED: "accept",
-    ReviewDecision.APPROVED_FOR_SESSION: "acceptForSession",
-    ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT: "acceptWithExecpolicyAmendment",
-    ReviewDecision.DENIED: "decline",
-    ReviewDecision.ABORT: "cancel",
-    ReviewDecision.TIMED_OUT: "timeout",
-}
 _ids = itertools.count(1)
 
 
@@ -109,7 +107,8 @@ class Desk:
             answer = await asyncio.wait_for(self._answer(entry), timeout)
         except TimeoutError:
             answer = AgentAnswer(
-                "timeout", f"nobody answered in the editor within {timeout:g} s: that counts as no"
+                ReviewDecision.TIMED_OUT.wire,
+                f"nobody answered in the editor within {timeout:g} s: that counts as no",
             )
             if entry.state == "asking":
                 self.on_closed(entry, f"{_asked(request)} timed out: it was refused")
@@ -156,7 +155,7 @@ class Desk:
             self.on_change(self)
             reply = await self.approver.request_approval(question)
         entry.rung = reply.rung
-        name = _ANSWERS.get(reply.decision, "decline")
+        name = reply.decision.wire if reply.decision.wire in ANSWERS else "decline"
         if name == "acceptForSession":
             self._session.add(key)
         return AgentAnswer(name, reply.message)
@@ -192,12 +191,7 @@ class Desk:
         # Codex's reason when it gives one, else the agent's own justification.
         reason = (ex.get("requirement") or {}).get("reason") or request.justification
         name = display_name(request.agent)
-        choices = tuple(
-            replace(c, label=c.label.replace("tell Codex", f"tell {name}"))
-            if c.decision is ReviewDecision.ABORT
-            else c
-            for c in exec_choices(offered, amendment)
-        )
+        choices = exec_choices(offered, amendment, name)
         return ApprovalRequest(
             id=qid,
             kind=RequestKind.EXEC,
@@ -210,6 +204,7 @@ class Desk:
             amendment_text=text,
             notes=tuple(str(w.get("message")) for w in ex.get("warnings", ())),
             agent=request.agent,
+            asker=name,
             explain=decision.explain,
             ladder=self._ladder(request, amendment) if amendment else None,
         )

@@ -10,6 +10,7 @@ raise ProtocolError (a ValueError) naming the field, never anything else.
 
 from __future__ import annotations
 
+from shellgate.approval import wire
 from shellgate.records import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:
@@ -31,14 +32,7 @@ PROTOCOL_MISMATCH = -32001
 
 DECISIONS = ("allow", "prompt", "forbidden")
 REQUIREMENTS = ("skip", "needs_approval", "forbidden")
-ANSWERS = (
-    "accept",
-    "acceptForSession",
-    "acceptWithExecpolicyAmendment",
-    "decline",
-    "cancel",
-    "timeout",
-)
+ANSWERS = wire.ANSWERS
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 SANDBOX_PERMISSIONS = ("use_default", "require_escalated", "with_additional_permissions")
@@ -127,7 +121,7 @@ class AgentAnswer(Record):
 
     @property
     def approved(self) -> bool:
-        return self.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
+        return self.answer in wire.APPROVING
 
     def to_json(self) -> dict[str, Any]:
         return {

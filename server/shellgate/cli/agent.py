@@ -27,8 +27,9 @@ EXIT_INTERRUPTED = 130
 USAGE = (
     "shellgate agent [--model-url URL] [--model NAME] [--wire-api chat|responses] "
     "[--api-key-env VAR] [--approval-policy POLICY] [--sandbox MODE] [--cwd DIR] "
-    "[--rules FILE] [--standin SCRIPT] [--transcript FILE] [--max-turns N] "
-    "[--budget SECONDS] [--no-stream] TASK"
+    "[--rules FILE]... [--codex-home DIR] [--project DIR] [--standin SCRIPT] "
+    "[--transcript FILE] [--max-turns N] [--budget SECONDS] [--no-stream] "
+    "[--approval-timeout SECONDS] TASK"
 )
 
 
@@ -229,7 +230,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, approval: Any, pol
     approver = TerminalApprover()
     orchestrator = Orchestrator(
         policy, approver, ExecContext(approval_policy=approval, sandbox=SandboxMode(args.sandbox)),
-        codex_home=str(codex_home), approval_timeout=args.approval_timeout)
+        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent")
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None

@@ -53,10 +53,17 @@ def main(argv: list[str]) -> int:
         return status
     agent = argv[0]
     if agent not in AGENTS:
+        # A person mistyping a command gets the usage; an agent whose hook names no agent we
+        # know gets its command blocked (exit 2 either way).
+        asked_for_help = any(a in ("-h", "--help") for a in argv[1:])
         print(
-            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini): blocked",
+            f"{PROG}: error: unknown agent or command {agent!r} (agents: codex, claude-code, "
+            "gemini; commands: install, doctor; `install AGENT --uninstall` removes a hook)"
+            + ("" if asked_for_help else ": blocked"),
             file=sys.stderr,
         )
+        if asked_for_help:
+            print(USAGE, file=sys.stderr)
         return EXIT_BLOCK
     try:
         return _run(agent, argv[1:])

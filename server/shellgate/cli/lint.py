@@ -61,9 +61,12 @@ def main(argv: list[str]) -> int:
     render = {"text": as_text, "json": as_json, "sarif": as_sarif}[args.format]
     sys.stdout.write(render(findings))
     if args.format == "text" and findings:
-        errors = sum(f.severity is Severity.ERROR for f in findings)
+        # A refusal is what an error does to its file, not a second error: counted apart.
+        refused = sum(f.code == "file-refused" for f in findings)
+        errors = sum(f.severity is Severity.ERROR for f in findings) - refused
         print(
-            f"{len(paths)} file(s), {errors} error(s), {len(findings) - errors} other",
+            f"{len(paths)} file(s), {errors} error(s), {len(findings) - errors - refused} other"
+            + (f"; Codex refuses {refused} file(s)" if refused else ""),
             file=sys.stderr,
         )
     return 1 if any(f.severity is Severity.ERROR for f in findings) else 0

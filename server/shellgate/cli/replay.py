@@ -38,8 +38,10 @@ def _parser() -> argparse.ArgumentParser:
         "places. Exit status: 0 replayed, 1 --fail-on met, 2 usage, 3 broken rules.",
     )
     p.add_argument("sources", nargs="*", metavar="SOURCE")
-    p.add_argument("--rules", action="extend", nargs="+", default=[], metavar="FILE",
-                   help="extra rules files, loaded after the user and project layers")
+    # One FILE a flag, as `check`: `--rules FILE SOURCE` must not read SOURCE as rules.
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="an extra rules file (repeatable), loaded after the user and project "
+                   "layers")  # fmt: skip
     p.add_argument("--codex-home", metavar="DIR",
                    help="Codex's home (default: $CODEX_HOME, else ~/.codex): its rules, and its "
                    "sessions when no SOURCE is given")  # fmt: skip

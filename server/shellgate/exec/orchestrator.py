@@ -29,6 +29,21 @@ from shellgate.approval.defaults import (
     wants_no_sandbox_approval,
 )
 from shellgate.approval.fallback import make_fallback
+from shellgate.approval.question import (
+    Answer,
+    ApprovalRequest,
+    Approver,
+    MatchedRule,
+    NetworkAction,
+    RequestKind,
+    ask_with_timeout,
+    exec_choices,
+    exec_offered,
+    network_choices,
+    next_request_id,
+    patch_choices,
+    refusal,
+)
 from shellgate.approval.requirement import (
     ExecApprovalRequirement,
     Forbidden,
@@ -38,19 +53,6 @@ from shellgate.approval.requirement import (
     create_exec_approval_requirement,
 )
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import (
-    Answer,
-    ApprovalRequest,
-    Approver,
-    MatchedRule,
-    NetworkAction,
-    RequestKind,
-    ask_with_timeout,
-    exec_choices,
-    network_choices,
-    next_request_id,
-    patch_choices,
-)
 from shellgate.exec.denial import Outcome
 from shellgate.exec.network import HostRules, NetworkProxy
 from shellgate.exec.patch import PatchVerdict, assess_patch_safety
@@ -73,7 +75,6 @@ if TYPE_CHECKING:
     from shellgate.replay.ladder import Rung
 
 MAX_ATTEMPTS = 3
-REJECTED_BY_USER = "rejected by user"
 
 
 class Status(enum.Enum):
@@ -170,6 +171,9 @@ class Orchestrator:
     store: ApprovalStore = field(default_factory=ApprovalStore)
     host_rules: HostRules = field(default_factory=HostRules)
     proxy_log: str | None = None
+    # Who reads the person's words after "No, and tell … what to do differently" ("the agent");
+    # None: nobody (`shellgate run`), and that choice just stops.
+    asker: str | None = None
     _proxy: NetworkProxy | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -340,7 +344,7 @@ class Orchestrator:
                 status = (
                     Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
                 )
-                return replace(done, status=status, reason=_refusal(answer))
+                return replace(done, status=status, reason=refusal(answer))
             grant = retry
 
     def _fail_closed(
@@ -457,13 +461,13 @@ class Orchestrator:
         if self.store.lookup(keys) is None:
             answer = await self._ask(ApprovalRequest(
                 next_request_id(), RequestKind.PATCH, tuple(paths), cwd, safety.reason,
-                patch_choices()))  # fmt: skip
+                patch_choices(self.asker)))  # fmt: skip
             self.store.remember(keys, answer.decision)
             if not answer.decision.approves:
                 status = (
                     Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
                 )
-                return PatchDecision(status, reason=_refusal(answer))
+                return PatchDecision(status, reason=refusal(answer))
         # Approved by the user, who saw where it writes: applied without the sandbox.
         return PatchDecision(Status.COMPLETED, sandboxed=False)
 
@@ -495,17 +499,7 @@ class Orchestrator:
         notes: Sequence[str],
     ) -> Answer:
         amendment = requirement.proposed_execpolicy_amendment
-        if requirement.one_shot:
-            offered: tuple[ReviewDecision, ...] = (ReviewDecision.APPROVED, ReviewDecision.ABORT)
-        else:
-            offered = (
-                ReviewDecision.APPROVED,
-                ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-                ReviewDecision.APPROVED_FOR_SESSION,
-                ReviewDecision.DENIED,
-                ReviewDecision.ABORT,
-            )
-        choices = exec_choices(offered, amendment)
+        choices = exec_choices(exec_offered(requirement.one_shot), amendment, self.asker)
         return await self._ask(
             ApprovalRequest(
                 next_request_id(),
@@ -559,7 +553,7 @@ class Orchestrator:
                 command,
                 cwd,
                 why,
-                exec_choices(offered, None),
+                exec_choices(offered, None, self.asker),
                 self._matched_rules(command, ctx),
                 retry_permission=retry.describe(),
             )
@@ -575,7 +569,7 @@ class Orchestrator:
                 command,
                 cwd,
                 reason,
-                network_choices(),
+                network_choices(self.asker),
                 host=host,
                 retry_permission=f"host {host}",
             )
@@ -597,7 +591,7 @@ class Orchestrator:
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=_refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
 
     def _amend_rung(self, rung: Rung) -> None:
@@ -651,11 +645,6 @@ class Orchestrator:
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=_refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
 
-
-def _refusal(answer: Answer) -> str:
-    if answer.decision is ReviewDecision.TIMED_OUT:
-        return "approval timed out: treated as denied"
-    return REJECTED_BY_USER

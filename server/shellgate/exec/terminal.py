@@ -19,8 +19,8 @@ import tty
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice
 
 if TYPE_CHECKING:
     from shellgate.replay.ladder import Rung
@@ -116,7 +116,8 @@ class TerminalApprover:
                         return Answer(
                             ReviewDecision.DENIED
                             if any(c.decision is ReviewDecision.DENIED for c in request.choices)
-                            else ReviewDecision.ABORT
+                            else ReviewDecision.ABORT,
+                            unanswered="no answer: standard input is closed",
                         )
                     choice = pick(request, got)
                     if raw:

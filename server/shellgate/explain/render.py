@@ -146,7 +146,7 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
     if isinstance(req, Skip):
         rows.append(("requirement", f"skip (bypass_sandbox {str(req.bypass_sandbox).lower()})"))
     elif isinstance(req, NeedsApproval):
-        offered = ", ".join(d.app_server_name for d in req.available_decisions)
+        offered = ", ".join(d.wire for d in req.available_decisions)
         rows.append(("requirement", f"needs approval, offering {offered}"))
         rows.append(("reason", req.reason or "none given"))
     else:

@@ -36,7 +36,7 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     if isinstance(ex.requirement, NeedsApproval):
         requirement["one_shot"] = ex.requirement.one_shot
         requirement["available_decisions"] = [
-            d.app_server_name for d in ex.requirement.available_decisions
+            d.wire for d in ex.requirement.available_decisions
         ]
     out["requirement"] = requirement
     first = ex.first_attempt

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the rest loads with the first task: the server starts witho
     from shellgate.agent.orchestrated import OrchestratedRunner
     from shellgate.approval.cache import ApprovalStore
     from shellgate.approval.context import ExecContext
-    from shellgate.exec.approver import Answer, ApprovalRequest, Approver
+    from shellgate.approval.question import Answer, ApprovalRequest, Approver
     from shellgate.exec.network import HostRules
     from shellgate.lsp.server import ShellGateServer
     from shellgate.rules.policy import Policy
@@ -209,6 +209,7 @@ def register(server: ShellGateServer) -> None:
                 store=thread.store,
                 host_rules=thread.hosts,
                 on_event=on_orchestrator_event,
+                asker="the agent",
             )
         )
 

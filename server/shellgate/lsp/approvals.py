@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 
+from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice
 from shellgate.exec.terminal import escape_untrusted
 
 if TYPE_CHECKING:

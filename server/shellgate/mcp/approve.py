@@ -18,7 +18,6 @@ NO_EDITOR = (
     "ShellGate: no ShellGate editor is open for {cwd}, so nobody can approve {tool}; denied. "
     "Open the folder in VS Code with the ShellGate extension to approve from there."
 )
-_YES = ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
 
 
 def _command(tool_name: str, tool_input: dict[str, Any]) -> str | list[str]:
@@ -43,7 +42,7 @@ async def decide(tool_name: str, tool_input: dict[str, Any], *, cwd: str, sessio
         return {"behavior": "deny", "message": f"ShellGate: the editor could not be asked: {exc}"}
     if answer is None:
         return {"behavior": "deny", "message": NO_EDITOR.format(cwd=cwd, tool=tool_name)}
-    if getattr(answer, "answer", None) in _YES:
+    if answer.approved:
         return {"behavior": "allow", "updatedInput": tool_input}
-    message = getattr(answer, "message", None) or f"the user answered {answer.answer}"
+    message = answer.message or f"the user answered {answer.answer}"
     return {"behavior": "deny", "message": f"ShellGate: {message}"}

@@ -21,13 +21,22 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import ExecContext
+from shellgate.approval.question import (
+    Answer,
+    ApprovalRequest,
+    Choice,
+    RequestKind,
+    exec_choices,
+    exec_offered,
+)
 from shellgate.approval.requirement import NeedsApproval, create_exec_approval_requirement
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice, RequestKind, exec_choices
 from shellgate.exec.terminal import escape_untrusted
 from shellgate.mcp import editor
 from shellgate.mcp.call import ShellCall
 from shellgate.rules.policy import Policy
+
+ASKER = "the agent"  # the MCP client's model reads the person's words
 
 NOBODY = (
     "nobody could be asked (no ShellGate editor is open for this folder and the MCP client "
@@ -76,7 +85,7 @@ def _drop_title(schema: dict[str, Any]) -> None:
 
 def _message(title: str, command: Sequence[str], reason: str | None,
              notes: Sequence[str] = ()) -> str:  # fmt: skip
-    from shellgate.exec.approver import _strip_bash_lc
+    from shellgate.approval.question import _strip_bash_lc
 
     lines = [f"ShellGate: {title}", f"$ {escape_untrusted(_strip_bash_lc(command))}"]
     if reason:
@@ -99,12 +108,7 @@ def predict_question(
     if store.lookup([shell_approval_key(list(call.argv), call.workdir, call.permissions)]):
         return None
     amendment = requirement.proposed_execpolicy_amendment
-    offered = (
-        (ReviewDecision.APPROVED, ReviewDecision.ABORT) if requirement.one_shot
-        else (ReviewDecision.APPROVED, ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-              ReviewDecision.APPROVED_FOR_SESSION, ReviewDecision.DENIED, ReviewDecision.ABORT)
-    )  # fmt: skip
-    choices = exec_choices(offered, amendment)
+    choices = exec_choices(exec_offered(requirement.one_shot), amendment, ASKER)
     return Question(_message("Would you like to run the following command?", call.argv,
                              requirement.reason), tuple(c.label for c in choices))  # fmt: skip
 

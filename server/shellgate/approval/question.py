@@ -1,8 +1,11 @@
-"""What an approver is asked and what it answers, and the approvers that need no person.
+"""The approval seam: what a person is asked (`ApprovalRequest`: what runs, for whom, why, the
+choices), what they answer (`Answer`), and the approvers that need no person.
 
-Every front end (terminal, editor, tests) implements `Approver.request_approval`. A request
-carries everything a person needs to decide: the command, cwd, reason, the rules that matched,
-the proposed amendment spelt out, and the choices on offer.
+Every front end (terminal, editor dialog, broker desk, MCP elicitation) implements
+`Approver.request_approval`, and every question is built here: a request carries everything a
+person needs to decide: the command, cwd, reason, the rules that matched, the proposed amendment
+spelt out, and the choices on offer, worded for whoever reads the person's words (`asker`).
+What an answer does is `shellgate.approval.amendments` (written) and the caller's flow (run).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class ApprovalRequest:
     retry_permission: str | None = None  # ESCALATION: what the retry would get
     notes: tuple[str, ...] = ()  # e.g. why the sandbox is unavailable
     agent: str | None = None  # an outside agent asking through the broker ("claude-code")
+    asker: str | None = None  # its name as people read it ("Claude Code"), for the title
     explain: Mapping[str, Any] | None = None  # its explain trace (explain.schema.json)
     # "Don't ask again" candidates, narrow to broad (shellgate.replay.ladder), computed only
     # when the person picks that choice: they read the user's histories.
@@ -78,10 +82,8 @@ class ApprovalRequest:
 
     @property
     def title(self) -> str:
-        if self.agent is not None and self.kind is RequestKind.EXEC:
-            from shellgate.broker.protocol import display_name
-
-            return f"{display_name(self.agent)} wants to run the following command"
+        if self.asker is not None and self.kind is RequestKind.EXEC:
+            return f"{self.asker} wants to run the following command"
         if self.kind is RequestKind.NETWORK:
             return f'Do you want to approve network access to "{self.host}"?'
         if self.kind is RequestKind.PATCH:
@@ -98,6 +100,7 @@ class Answer:
     network_action: NetworkAction | None = None
     message: str | None = None  # the person's words, when the front end takes them
     rung: Rung | None = None  # the ladder's rule picked for "don't ask again" (None: Codex's)
+    unanswered: str | None = None  # why nobody answered ("standard input is closed"): a no
 
     @classmethod
     def of(cls, choice: Choice, message: str | None = None) -> Answer:
@@ -105,6 +108,38 @@ class Answer:
 
 
 TIMED_OUT = Answer(ReviewDecision.TIMED_OUT)
+
+
+def refusal(answer: Answer) -> str:
+    """Why a command did not run, for the caller's result: the person said no, or nobody did."""
+    if answer.unanswered is not None:
+        return f"{answer.unanswered}: treated as denied"
+    if answer.decision is ReviewDecision.TIMED_OUT:
+        return "approval timed out: treated as denied"
+    return REJECTED_BY_USER
+
+
+REJECTED_BY_USER = "rejected by user"
+
+
+def abort_label(asker: str | None) -> str:
+    """The last choice: Codex's wording names who reads the person's words next; with nobody
+    (`shellgate run`, the editor's Run Command) it just stops."""
+    return "No, and stop" if asker is None else f"No, and tell {asker} what to do differently"
+
+
+def exec_offered(one_shot: bool) -> tuple[ReviewDecision, ...]:
+    """What a command's first question offers (Codex's order): a one-shot question (no sandbox
+    to run in) only yes or stop, since an amendment would let it run unsandboxed for good."""
+    if one_shot:
+        return (ReviewDecision.APPROVED, ReviewDecision.ABORT)
+    return (
+        ReviewDecision.APPROVED,
+        ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
+        ReviewDecision.APPROVED_FOR_SESSION,
+        ReviewDecision.DENIED,
+        ReviewDecision.ABORT,
+    )
 
 
 class Approver(Protocol):
@@ -132,7 +167,7 @@ def _strip_bash_lc(prefix: Sequence[str]) -> str:
 
 
 def exec_choices(
-    decisions: Iterable[ReviewDecision], amendment: Sequence[str] | None
+    decisions: Iterable[ReviewDecision], amendment: Sequence[str] | None, asker: str | None
 ) -> tuple[Choice, ...]:
     """Codex's overlay options for a command, in its order, for the offered decisions."""
     offered = set(decisions)
@@ -160,11 +195,11 @@ def exec_choices(
     if ReviewDecision.DENIED in offered:
         out.append(Choice(ReviewDecision.DENIED, "No, continue without running it", "d"))
     if ReviewDecision.ABORT in offered:
-        out.append(Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"))
+        out.append(Choice(ReviewDecision.ABORT, abort_label(asker), "n"))
     return tuple(out)
 
 
-def network_choices() -> tuple[Choice, ...]:
+def network_choices(asker: str | None) -> tuple[Choice, ...]:
     return (
         Choice(ReviewDecision.APPROVED, "Yes, just this once", "y"),
         Choice(
@@ -184,17 +219,17 @@ def network_choices() -> tuple[Choice, ...]:
             "d",
             NetworkAction.DENY,
         ),
-        Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"),
+        Choice(ReviewDecision.ABORT, abort_label(asker), "n"),
     )
 
 
-def patch_choices() -> tuple[Choice, ...]:
+def patch_choices(asker: str | None) -> tuple[Choice, ...]:
     return (
         Choice(ReviewDecision.APPROVED, "Yes, proceed", "y"),
         Choice(
             ReviewDecision.APPROVED_FOR_SESSION, "Yes, and don't ask again for these files", "a"
         ),
-        Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"),
+        Choice(ReviewDecision.ABORT, abort_label(asker), "n"),
     )
 
 
