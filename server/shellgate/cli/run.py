@@ -3,7 +3,7 @@ asking on the terminal.
 
 Exit status: the command's own, or
   120 bad rules (nothing runs), 121 forbidden by policy, 122 denied (by you, or unanswered in
-  time), 123 aborted ("no, and tell Codex what to do differently"), 124 the command timed out,
+  time), 123 aborted ("No, and stop"), 124 the command timed out,
   125 the sandbox could not be set up, 2 usage.
 """
 
