@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from shellgate.approval.review import ReviewDecision
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 
 class RequestKind(enum.Enum):

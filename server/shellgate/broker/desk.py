@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shellgate.approval import amendments
 from shellgate.approval.question import (
     ApprovalRequest,
     Approver,
@@ -39,7 +40,7 @@ from shellgate.broker.protocol import (
 )
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 HISTORY = 200  # questions kept for "Show Approvals"
 
@@ -125,13 +126,12 @@ class Desk:
             self.on_change(self)
             raise
         amendment = entry.decision.amendment if entry.decision else None
-        if answer.answer == "acceptWithExecpolicyAmendment" and entry.rung is not None:
-            written, failure = await asyncio.to_thread(_write_rung, entry.rung)
-            answer = AgentAnswer(answer.answer, failure or answer.message, written)
-        elif answer.answer == "acceptWithExecpolicyAmendment" and amendment:
+        if answer.answer == ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT.wire and (
+            entry.rung is not None or amendment
+        ):
             # Outside the timeout: once the person said so, the line is written or reported.
-            written, failure = await asyncio.to_thread(self._amend, amendment)
-            answer = AgentAnswer(answer.answer, failure or answer.message, written)
+            written = await asyncio.to_thread(self._amend, entry.rung, amendment)
+            answer = AgentAnswer(answer.answer, written.failure or answer.message, written.line)
         entry.answer, entry.state, entry.answered_at = answer, "answered", time.time()
         self.on_change(self)
         return answer
@@ -160,16 +160,12 @@ class Desk:
             self._session.add(key)
         return AgentAnswer(name, reply.message)
 
-    def _amend(self, tokens: tuple[str, ...]) -> tuple[str | None, str | None]:
-        """(the line written, None) or (None, why nothing was written)."""
-        from shellgate.rules.amend import AmendError, append_allow_prefix_rule, prefix_rule_line
-
-        path = self.codex_home() / "rules" / "default.rules"
-        try:
-            append_allow_prefix_rule(path, tokens)
-        except (AmendError, OSError) as exc:
-            return None, f"approved, but the rule could not be written to {path}: {exc}"
-        return prefix_rule_line(tokens), None
+    def _amend(self, rung: Rung | None, tokens: tuple[str, ...] | None) -> amendments.Written:
+        """The ladder's pick, else Codex's amendment."""
+        if rung is not None:
+            return amendments.allow_rung(rung)
+        assert tokens is not None
+        return amendments.allow_prefix(amendments.rules_file(self.codex_home()), tokens)
 
     def question(self, qid: str, request: AgentRequest, decision: AgentDecision) -> ApprovalRequest:
         """The dialog's question: Codex's choices, plus "No" and, with a session, "this
@@ -221,7 +217,7 @@ class Desk:
             home = self.codex_home()
             policy = _policy(layers_for(Path(request.cwd), codex_home=home)[0])
             return ladder(request.argv, amendment, policy, context_of(request),
-                          target=str(home / "rules" / "default.rules"), history=history_index())
+                          target=amendments.rules_file(home), history=history_index())
 
         return rungs
 
@@ -242,17 +238,6 @@ def _asked(request: AgentRequest) -> str:
     if len(command) > 200:
         command = command[:200] + "…"
     return f"{display_name(request.agent)}'s request to run `{escape_untrusted(command)}`"
-
-
-def _write_rung(rung: Rung) -> tuple[str | None, str | None]:
-    from shellgate.replay.ladder import write
-    from shellgate.rules.errors import RulesError
-
-    try:
-        write(rung)
-    except (RulesError, OSError) as exc:
-        return None, f"approved, but the rule could not be written to {rung.target}: {exc}"
-    return rung.line, None
 
 
 def _matched(ex: dict[str, Any]) -> list[MatchedRule]:

@@ -46,10 +46,15 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else EXIT_BLOCK
-    if argv[0] in ("install", "doctor"):
-        from shellgate.hooks.install import main as install_main
+    # Imported here, not above: a hook (the hot path) needs neither.
+    if argv[0] == "install":
+        from shellgate.hooks.install import install_main
 
-        status: int = install_main(argv[0], argv[1:])
+        return install_main(argv[1:])
+    if argv[0] == "doctor":
+        from shellgate.hooks import doctor
+
+        status: int = doctor.main(argv[1:])
         return status
     agent = argv[0]
     if agent not in AGENTS:

@@ -8,7 +8,6 @@ and the user is told why.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
 import shutil
@@ -16,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from shellgate.approval import amendments
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import (
     ApprovalPolicyKind,
@@ -66,13 +66,12 @@ from shellgate.exec.sandbox import (
     SandboxSpec,
     build_spec,
 )
-from shellgate.rules.amend import append_allow_prefix_rule, append_network_rule, prefix_rule_line
+from shellgate.rules.amend import prefix_rule_line
 from shellgate.rules.decision import Decision
-from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import HeuristicsRuleMatch, Policy, PrefixRuleMatch
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 MAX_ATTEMPTS = 3
 
@@ -188,7 +187,7 @@ class Orchestrator:
     # -- helpers -------------------------------------------------------------------------
     @property
     def amendments_file(self) -> str:
-        return os.path.join(self.codex_home, "rules", "default.rules")
+        return amendments.rules_file(self.codex_home)
 
     def _emit(self, name: str, /, **data: object) -> None:
         if self.on_event is not None:
@@ -575,7 +574,7 @@ class Orchestrator:
             )
         )
 
-    # -- answers -------------------------------------------------------------------------
+    # -- answers ------------------------------------------------------------------------
     def _apply_exec_answer(
         self, answer: Answer, requirement: NeedsApproval, key: str
     ) -> ExecResult | None:
@@ -585,42 +584,25 @@ class Orchestrator:
         elif d is ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT:
             amendment = requirement.proposed_execpolicy_amendment
             if answer.rung is not None:
-                self._amend_rung(answer.rung)
+                self._amended(answer.rung.pattern, answer.rung.target,
+                              amendments.allow_rung(answer.rung))  # fmt: skip
             elif amendment:
-                self._amend(amendment)
+                self._amended(amendment, self.amendments_file,
+                              amendments.allow_prefix(self.amendments_file, amendment))  # fmt: skip
         if d.approves:
             return None
         return ExecResult(
             Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
 
-    def _amend_rung(self, rung: Rung) -> None:
-        """A rule the person picked on the ladder, written with its examples."""
-        from shellgate.replay.ladder import write
-
-        self.policy.add_prefix_rule(list(rung.pattern), Decision.ALLOW)
-        try:
-            os.makedirs(os.path.dirname(rung.target), exist_ok=True)
-            written = write(rung)
-            self._emit("amendment", file=rung.target, rule=rung.line, written=written)
-        except (RulesError, OSError) as e:
-            self._emit("amendment_failed", file=rung.target, error=str(e))
-
-    def _amend(self, amendment: Sequence[str]) -> None:
-        # The live policy first: the next identical command must not ask, even if the write fails
-        # (Codex only warns then).
-        self.policy.add_prefix_rule(list(amendment), Decision.ALLOW)
-        try:
-            os.makedirs(os.path.dirname(self.amendments_file), exist_ok=True)
-            written = append_allow_prefix_rule(self.amendments_file, list(amendment))
-            self._emit(
-                "amendment",
-                file=self.amendments_file,
-                rule=prefix_rule_line(amendment),
-                written=written,
-            )
-        except (RulesError, OSError) as e:
-            self._emit("amendment_failed", file=self.amendments_file, error=str(e))
+    def _amended(self, pattern: Sequence[str], file: str, written: amendments.Written) -> None:
+        # The live policy too, whatever the write did: the next identical command must not ask
+        # (Codex only warns when the file cannot be written).
+        self.policy.add_prefix_rule(list(pattern), Decision.ALLOW)
+        if written.ok:
+            self._emit("amendment", file=file, rule=written.line, written=written.added)
+        else:
+            self._emit("amendment_failed", file=file, error=written.failure)
 
     def _apply_network_answer(self, answer: Answer, host: str) -> ExecResult | None:
         d = answer.decision
@@ -632,10 +614,7 @@ class Orchestrator:
                 self.host_rules.allow if action is NetworkAction.ALLOW else self.host_rules.deny
             )
             target.add(host)
-            with contextlib.suppress(RulesError, OSError):
-                os.makedirs(os.path.dirname(self.amendments_file), exist_ok=True)
-                for protocol in ("http", "https"):
-                    append_network_rule(self.amendments_file, host, protocol, action.value)
+            if amendments.network(self.amendments_file, host, action.value).ok:
                 self._emit(
                     "network_amendment", file=self.amendments_file, host=host, action=action.value
                 )
@@ -647,4 +626,3 @@ class Orchestrator:
         return ExecResult(
             Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
-

@@ -23,7 +23,7 @@ from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
 

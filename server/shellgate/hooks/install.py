@@ -274,11 +274,3 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             f"{opts.agent}`"
         )
     return 0
-
-
-def main(verb: str, args: list[str]) -> int:
-    if verb == "install":
-        return install_main(args)
-    from shellgate.hooks import doctor
-
-    return doctor.main(args)

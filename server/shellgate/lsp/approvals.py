@@ -28,7 +28,7 @@ from shellgate.exec.terminal import escape_untrusted
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 METHOD = "shellgate/approve"
 

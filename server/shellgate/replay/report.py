@@ -7,10 +7,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shellgate.approval.amendments import AdmittedVariant
 from shellgate.approval.context import ExecContext
 from shellgate.replay.engine import Decided, Entry, Outcome, Replay, RuleKey, decide
 from shellgate.replay.model import ReadStats
-from shellgate.replay.variants import AdmittedVariant, admitted
+from shellgate.replay.variants import admitted
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
