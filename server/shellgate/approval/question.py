@@ -223,16 +223,6 @@ def network_choices(asker: str | None) -> tuple[Choice, ...]:
     )
 
 
-def patch_choices(asker: str | None) -> tuple[Choice, ...]:
-    return (
-        Choice(ReviewDecision.APPROVED, "Yes, proceed", "y"),
-        Choice(
-            ReviewDecision.APPROVED_FOR_SESSION, "Yes, and don't ask again for these files", "a"
-        ),
-        Choice(ReviewDecision.ABORT, abort_label(asker), "n"),
-    )
-
-
 @dataclass
 class AutomaticApprover:
     """No person: answers from a script (tests) or always the same (`never`: denies).

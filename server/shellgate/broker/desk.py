@@ -38,6 +38,7 @@ from shellgate.broker.protocol import (
     AgentRequest,
     display_name,
 )
+from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
     from shellgate.approval.amendments import Rung
@@ -231,13 +232,12 @@ class Desk:
 
 def _asked(request: AgentRequest) -> str:
     """"Claude Code's request to run `git push`", the command shown literally."""
-    from shellgate.exec.terminal import escape_untrusted
     from shellgate.rules.shlex_rs import join
 
     command = request.command if isinstance(request.command, str) else join(request.command)
     if len(command) > 200:
         command = command[:200] + "…"
-    return f"{display_name(request.agent)}'s request to run `{escape_untrusted(command)}`"
+    return f"{display_name(request.agent)}'s request to run `{escape_one_line(command)}`"
 
 
 def _matched(ex: dict[str, Any]) -> list[MatchedRule]:

@@ -96,7 +96,7 @@ class TerminalView:
         self._mid_line = False
 
     def __call__(self, method: str, params: dict[str, Any]) -> None:
-        from shellgate.agent.untrusted import escape_untrusted
+        from shellgate.untrusted import escape_untrusted
 
         item = params.get("item") or {}
         kind = item.get("type")
@@ -139,7 +139,7 @@ class TerminalView:
 
 
 def _outcome_line(item: dict[str, Any]) -> str:
-    from shellgate.agent.untrusted import escape_untrusted
+    from shellgate.untrusted import escape_untrusted
 
     outcome = item.get("outcome")
     reason = escape_untrusted(item.get("reason") or "")

@@ -41,7 +41,6 @@ from shellgate.approval.question import (
     exec_offered,
     network_choices,
     next_request_id,
-    patch_choices,
     refusal,
 )
 from shellgate.approval.requirement import (
@@ -55,7 +54,6 @@ from shellgate.approval.requirement import (
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.denial import Outcome
 from shellgate.exec.network import HostRules, NetworkProxy
-from shellgate.exec.patch import PatchVerdict, assess_patch_safety
 from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
 from shellgate.exec.runner import AttemptResult, run_attempt
@@ -120,13 +118,6 @@ class ExecResult:
 
 
 Event = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class PatchDecision:
-    status: Status  # COMPLETED means: apply it
-    sandboxed: bool = True  # apply it inside the sandbox
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -438,37 +429,6 @@ class Orchestrator:
             timeout=timeout,
             stdin=req.stdin,
         )
-
-    async def approve_patch(self, paths: Sequence[str], cwd: str) -> PatchDecision:
-        """May an edit touching `paths` be applied, and in the sandbox or not (C.10)?"""
-        probe = self._sandbox_probe() if self.context.sandbox in (
-            SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE) else None  # fmt: skip
-        safety = assess_patch_safety(
-            paths,
-            cwd=cwd,
-            policy=self.context.approval_policy,
-            mode=self.context.sandbox,
-            writable_roots=self.writable_roots,
-            sandbox_available=probe is None or probe.ok,
-        )
-        self._emit("patch_safety", paths=list(paths), verdict=safety.verdict.value)
-        if safety.verdict is PatchVerdict.REJECT:
-            return PatchDecision(Status.FORBIDDEN, reason=safety.reason)
-        if safety.verdict is PatchVerdict.AUTO_APPROVE:
-            return PatchDecision(Status.COMPLETED, sandboxed=safety.sandboxed)
-        keys = [f"patch:{os.path.normpath(os.path.join(cwd, p))}" for p in paths]
-        if self.store.lookup(keys) is None:
-            answer = await self._ask(ApprovalRequest(
-                next_request_id(), RequestKind.PATCH, tuple(paths), cwd, safety.reason,
-                patch_choices(self.asker)))  # fmt: skip
-            self.store.remember(keys, answer.decision)
-            if not answer.decision.approves:
-                status = (
-                    Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
-                )
-                return PatchDecision(status, reason=refusal(answer))
-        # Approved by the user, who saw where it writes: applied without the sandbox.
-        return PatchDecision(Status.COMPLETED, sandboxed=False)
 
     # -- questions -----------------------------------------------------------------------
     async def _ask(self, request: ApprovalRequest) -> Answer:

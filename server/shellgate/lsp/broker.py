@@ -114,11 +114,6 @@ class Broker:
             log.debug("close notification failed", exc_info=True)
 
 
-def of(server: Any) -> Broker | None:
-    broker = getattr(server, "shellgate_broker", None)
-    return broker if isinstance(broker, Broker) else None
-
-
 def register(server: ShellGateServer) -> None:
     broker = Broker(server)
     server.shellgate_broker = broker  # type: ignore[attr-defined]

@@ -31,10 +31,10 @@ from shellgate.approval.question import (
 )
 from shellgate.approval.requirement import NeedsApproval, create_exec_approval_requirement
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.terminal import escape_untrusted
 from shellgate.mcp import editor
 from shellgate.mcp.call import ShellCall
 from shellgate.rules.policy import Policy
+from shellgate.untrusted import escape_one_line
 
 ASKER = "the agent"  # the MCP client's model reads the person's words
 
@@ -87,10 +87,10 @@ def _message(title: str, command: Sequence[str], reason: str | None,
              notes: Sequence[str] = ()) -> str:  # fmt: skip
     from shellgate.approval.question import _strip_bash_lc
 
-    lines = [f"ShellGate: {title}", f"$ {escape_untrusted(_strip_bash_lc(command))}"]
+    lines = [f"ShellGate: {title}", f"$ {escape_one_line(_strip_bash_lc(command))}"]
     if reason:
-        lines.append(f"Reason: {escape_untrusted(reason)}")
-    lines += [escape_untrusted(n) for n in notes]
+        lines.append(f"Reason: {escape_one_line(reason)}")
+    lines += [escape_one_line(n) for n in notes]
     return "\n".join(lines)
 
 
@@ -191,7 +191,7 @@ class CallApprover:
             # different rule matched by now): never reuse an answer for another question.
             self.refusals.append(
                 "ShellGate had to ask a different question than the one answered (" +
-                escape_untrusted(request.reason or request.kind.value) + "): refused")
+                escape_one_line(request.reason or request.kind.value) + "): refused")
             return Answer(ReviewDecision.DENIED)
         self.answered = None  # one answer, one question
         data = getattr(outcome, "data", None)
