@@ -28,8 +28,8 @@ def _command(tool_name: str, tool_input: dict[str, Any]) -> str | list[str]:
     return [tool_name, json.dumps(tool_input, ensure_ascii=False, sort_keys=True)]
 
 
-async def decide(tool_name: str, tool_input: dict[str, Any], *, cwd: str, session_id: str,
-                 timeout: float) -> dict[str, Any]:  # fmt: skip
+async def permission_answer(tool_name: str, tool_input: dict[str, Any], *, cwd: str,
+                            session_id: str, timeout: float) -> dict[str, Any]:  # fmt: skip
     """Claude Code's permission answer for one prompt."""
     try:
         answer = await editor.cancellable(
