@@ -17,7 +17,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
+from shellgate.rules.amend import prefix_rule_line
+from shellgate.rules.policy import Evaluation, HeuristicsRuleMatch, PrefixRuleMatch
 
 if TYPE_CHECKING:
     from shellgate.approval.amendments import Rung
@@ -262,3 +265,57 @@ async def ask_with_timeout(
         return await asyncio.wait_for(approver.request_approval(request), timeout)
     except TimeoutError:
         return TIMED_OUT
+
+
+# -- the questions the flow asks (Codex's ToolOrchestrator: approval, then escalation) --------
+def matched_rules(evaluation: Evaluation) -> tuple[MatchedRule, ...]:
+    """The rules (or heuristics) an evaluation matched, as a question shows them."""
+    out: list[MatchedRule] = []
+    for m in evaluation.matched_rules:
+        if isinstance(m, PrefixRuleMatch):
+            span = m.rule.span
+            src = f"{span.path}:{span.line}:{span.column}" if span else None
+            out.append(MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification))
+        elif isinstance(m, HeuristicsRuleMatch):
+            out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
+    return tuple(out)
+
+
+def exec_question(
+    command: tuple[str, ...], cwd: str, requirement: NeedsApproval,
+    matched: tuple[MatchedRule, ...], *, notes: Sequence[str] = (), asker: str | None,
+    ladder: Callable[[], Sequence[Rung]] | None = None,
+) -> ApprovalRequest:  # fmt: skip
+    """Before the first attempt: the rules asked."""
+    amendment = requirement.proposed_execpolicy_amendment
+    return ApprovalRequest(
+        next_request_id(), RequestKind.EXEC, command, cwd, requirement.reason,
+        exec_choices(exec_offered(requirement.one_shot), amendment, asker), matched, amendment,
+        prefix_rule_line(amendment) if amendment else None,
+        notes=tuple(n for n in notes if n not in (requirement.reason or "")),
+        ladder=ladder)  # fmt: skip
+
+
+def escalation_question(
+    command: tuple[str, ...], cwd: str, reason: str, roots: Sequence[str], permission: str,
+    matched: tuple[MatchedRule, ...], asker: str | None,
+) -> ApprovalRequest:  # fmt: skip
+    """The sandbox denied it: retry with `roots` writable, or without a sandbox (no roots)."""
+    if not roots:
+        why = f"{reason}; retry without sandbox?" if "retry" not in reason else reason
+    else:
+        why = f"{reason}; retry with {', '.join(roots)} writable?"
+    offered = (ReviewDecision.APPROVED, ReviewDecision.APPROVED_FOR_SESSION,
+               ReviewDecision.DENIED, ReviewDecision.ABORT)  # fmt: skip
+    return ApprovalRequest(
+        next_request_id(), RequestKind.ESCALATION, command, cwd, why,
+        exec_choices(offered, None, asker), matched, retry_permission=permission)  # fmt: skip
+
+
+def network_question(
+    command: tuple[str, ...], cwd: str, host: str, reason: str, asker: str | None
+) -> ApprovalRequest:
+    """The proxy blocked a host."""
+    return ApprovalRequest(
+        next_request_id(), RequestKind.NETWORK, command, cwd, reason, network_choices(asker),
+        host=host, retry_permission=f"host {host}")  # fmt: skip

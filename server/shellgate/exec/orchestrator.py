@@ -35,12 +35,11 @@ from shellgate.approval.question import (
     Approver,
     MatchedRule,
     NetworkAction,
-    RequestKind,
     ask_with_timeout,
-    exec_choices,
-    exec_offered,
-    network_choices,
-    next_request_id,
+    escalation_question,
+    exec_question,
+    matched_rules,
+    network_question,
     refusal,
 )
 from shellgate.approval.requirement import (
@@ -64,9 +63,8 @@ from shellgate.exec.sandbox import (
     SandboxSpec,
     build_spec,
 )
-from shellgate.rules.amend import prefix_rule_line
 from shellgate.rules.decision import Decision
-from shellgate.rules.policy import HeuristicsRuleMatch, Policy, PrefixRuleMatch
+from shellgate.rules.policy import Policy
 
 if TYPE_CHECKING:
     from shellgate.approval.amendments import Rung
@@ -147,6 +145,22 @@ def _default_network() -> NetworkAccess:
 
 
 @dataclass
+class _Call:
+    """One command on its way through the flow."""
+
+    req: ExecRequest
+    command: tuple[str, ...]
+    cwd: str  # resolved
+    ctx: ExecContext  # the configured context with this call's permissions
+    requirement: ExecApprovalRequirement
+    probe: SandboxProbe | None  # None: no sandbox in this mode
+    first: _Grant  # what the first attempt may do
+    key: str  # the session's approval key
+    notes: list[str]
+    approved: bool = False  # a person (or the session) said yes before the first attempt
+
+
+@dataclass
 class Orchestrator:
     policy: Policy
     approver: Approver
@@ -194,148 +208,119 @@ class Orchestrator:
             self._proxy = NetworkProxy(self.host_rules, runtime_dir(), self.proxy_log)
         return self._proxy
 
-    def _matched_rules(self, command: Sequence[str], ctx: ExecContext) -> tuple[MatchedRule, ...]:
-        commands = commands_for_exec_policy(command)
-        evaluation = self.policy.check_multiple(
-            commands, make_fallback(ctx), resolve_host_executables=True
-        )
-        out: list[MatchedRule] = []
-        for m in evaluation.matched_rules:
-            if isinstance(m, PrefixRuleMatch):
-                span = m.rule.span
-                src = f"{span.path}:{span.line}:{span.column}" if span else None
-                out.append(
-                    MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification)
-                )
-            elif isinstance(m, HeuristicsRuleMatch):
-                out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
-        return tuple(out)
-
-    # -- the flow ------------------------------------------------------------------------
+    # -- the flow: approval -> first attempt in the sandbox -> escalation and retry ----------
     async def run(self, req: ExecRequest) -> ExecResult:
-        command = tuple(req.command)
-        if not command:
+        if not req.command:
             return ExecResult(Status.FORBIDDEN, reason="empty command")
-        cwd = os.path.realpath(req.cwd)
-        ctx = replace(
-            self.context,
-            sandbox_permissions=req.sandbox_permissions,
-            justification=req.justification,
-            prefix_rule=req.prefix_rule,
-        )
+        call = self._call(req)
+        if isinstance(call.requirement, Forbidden):
+            self._emit("forbidden", reason=call.requirement.reason)
+            return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
+                              notes=tuple(call.notes))  # fmt: skip
+        stop = await self._approval(call)
+        if stop is not None:
+            return replace(stop, notes=tuple(call.notes))
+        return await self._attempts(call)
+
+    def _call(self, req: ExecRequest) -> _Call:
+        """What the rules require of this command, and whether it would run sandboxed: without
+        a working sandbox, what would have run in it needs a person's yes (fail closed)."""
+        command, cwd = tuple(req.command), os.path.realpath(req.cwd)
+        ctx = replace(self.context, sandbox_permissions=req.sandbox_permissions,
+                      justification=req.justification, prefix_rule=req.prefix_rule)  # fmt: skip
         requirement = create_exec_approval_requirement(list(command), ctx, self.policy)
-        self._emit(
-            "requirement", command=list(command), cwd=cwd, requirement=type(requirement).__name__
-        )
-        notes: list[str] = []
+        self._emit("requirement", command=list(command), cwd=cwd,
+                   requirement=type(requirement).__name__)  # fmt: skip
         sandboxed_mode = self.context.sandbox not in (
-            SandboxMode.DANGER_FULL_ACCESS,
-            SandboxMode.EXTERNAL_SANDBOX,
-        )
+            SandboxMode.DANGER_FULL_ACCESS, SandboxMode.EXTERNAL_SANDBOX)  # fmt: skip
         probe = self._sandbox_probe() if sandboxed_mode else None
         would_sandbox = (
             sandboxed_mode
             and not (isinstance(requirement, Skip) and requirement.bypass_sandbox)
             and not req.sandbox_permissions.requires_escalated
         )
+        notes: list[str] = []
         fail_closed = would_sandbox and probe is not None and not probe.ok
         if fail_closed and probe is not None:
             notes.append(probe.reason)
             requirement = self._fail_closed(requirement, probe.reason)
             self._emit("sandbox_unavailable", reason=probe.reason)
-
-        if isinstance(requirement, Forbidden):
-            self._emit("forbidden", reason=requirement.reason)
-            return ExecResult(Status.FORBIDDEN, reason=requirement.reason, notes=tuple(notes))
-
-        key = shell_approval_key(list(command), cwd, req.sandbox_permissions)
-        already_approved = False
-        one_shot = isinstance(requirement, NeedsApproval) and requirement.one_shot
-        if isinstance(requirement, NeedsApproval):
-            if self.store.lookup([key]) is not None:
-                self._emit("approval_cached", key=key)
-            else:
-                answer = await self._ask_exec(command, cwd, ctx, requirement, notes)
-                stop = self._apply_exec_answer(answer, requirement, key)
-                if stop is not None:
-                    return replace(stop, notes=tuple(notes))
-            already_approved = True
-
         override = sandbox_override_for_first_attempt(
-            req.sandbox_permissions,
-            requirement,
-            fs_policy_has_denied_reads=self.context.fs_policy_has_denied_reads,
-        )
-        grant = _Grant(
-            no_sandbox=(
-                not sandboxed_mode
-                or fail_closed
-                or override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT
-            )
-        )
-        attempts: list[AttemptInfo] = []
+            req.sandbox_permissions, requirement,
+            fs_policy_has_denied_reads=self.context.fs_policy_has_denied_reads)  # fmt: skip
+        first = _Grant(no_sandbox=not sandboxed_mode or fail_closed
+                       or override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT)  # fmt: skip
+        key = shell_approval_key(list(command), cwd, req.sandbox_permissions)
+        return _Call(req, command, cwd, ctx, requirement, probe, first, key, notes)
+
+    async def _approval(self, call: _Call) -> ExecResult | None:
+        """Ask when the rules say so (unless approved for the session): None to go on."""
+        requirement = call.requirement
+        if not isinstance(requirement, NeedsApproval):
+            return None
+        call.approved = True
+        if self.store.lookup([call.key]) is not None:
+            self._emit("approval_cached", key=call.key)
+            return None
+        amendment = requirement.proposed_execpolicy_amendment
+        ladder = self._ladder(call.command, call.ctx, amendment) if amendment else None
+        answer = await self._ask(exec_question(
+            call.command, call.cwd, requirement, self._matched_rules(call.command, call.ctx),
+            notes=call.notes, asker=self.asker, ladder=ladder))  # fmt: skip
+        return self._apply_exec_answer(answer, requirement, call.key)
+
+    async def _attempts(self, call: _Call) -> ExecResult:
+        """The first attempt, then, while the sandbox denies it and the policy lets us ask,
+        a retry with the narrowest grant that helps (at most MAX_ATTEMPTS in all)."""
+        grant, attempts = call.first, list[AttemptInfo]()
         while True:
-            result = await self._attempt(command, cwd, req, grant, probe)
+            result = await self._attempt(call.command, call.cwd, call.req, grant, call.probe)
             if isinstance(result, ExecResult):  # the sandbox could not be built
-                return replace(result, attempts=tuple(attempts), notes=tuple(notes))
+                return replace(result, attempts=tuple(attempts), notes=tuple(call.notes))
             cls = result.classification
             attempts.append(
-                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe())
-            )
-            self._emit(
-                "attempt",
-                sandboxed=result.sandboxed,
-                outcome=cls.outcome.value,
-                exit_code=result.exit_code,
-                permission=grant.describe(),
-                hosts=list(cls.hosts),
-                paths=list(cls.paths),
-            )
-            if cls.outcome is Outcome.SANDBOX_ERROR:
-                return ExecResult(
-                    Status.SANDBOX_ERROR,
-                    result.exit_code,
-                    result.stdout,
-                    result.stderr,
-                    cls.reason,
-                    tuple(attempts),
-                    tuple(notes),
-                )
-            done = ExecResult(
-                Status.COMPLETED,
-                result.exit_code,
-                result.stdout,
-                result.stderr,
-                cls.reason or None,
-                tuple(attempts),
-                tuple(notes),
-            )
-            if not (result.sandboxed and cls.outcome.is_denial) or len(attempts) >= MAX_ATTEMPTS:
+                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe()))
+            self._emit("attempt", sandboxed=result.sandboxed, outcome=cls.outcome.value,
+                       exit_code=result.exit_code, permission=grant.describe(),
+                       hosts=list(cls.hosts), paths=list(cls.paths))  # fmt: skip
+            status = (Status.SANDBOX_ERROR if cls.outcome is Outcome.SANDBOX_ERROR
+                      else Status.COMPLETED)  # fmt: skip
+            reason = cls.reason if status is Status.SANDBOX_ERROR else cls.reason or None
+            done = ExecResult(status, result.exit_code, result.stdout, result.stderr, reason,
+                              tuple(attempts), tuple(call.notes))  # fmt: skip
+            if (status is Status.SANDBOX_ERROR or not (result.sandboxed and cls.outcome.is_denial)
+                    or len(attempts) >= MAX_ATTEMPTS):  # fmt: skip
                 return done
             network = cls.outcome is Outcome.NETWORK_DENIED
             if not self._may_escalate(network):
                 return done
             if network:
                 host = cls.hosts[0]
-                answer = await self._ask_network(command, cwd, host, cls.reason)
+                answer = await self._ask(
+                    network_question(call.command, call.cwd, host, cls.reason, self.asker))
                 stop = self._apply_network_answer(answer, host)
                 if stop is not None:
-                    return replace(stop, attempts=tuple(attempts), notes=tuple(notes))
+                    return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
                 continue
-            retry = self._narrower_grant(grant, cls.paths, cwd) or _Grant(no_sandbox=True)
-            if already_approved and not one_shot:
-                grant = retry  # the first approval covered it (C.6: no second question)
-                continue
-            answer = await self._ask_escalation(command, cwd, ctx, cls.reason, retry, key)
-            if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
-                self.store.remember([key], answer.decision)
-            if not answer.decision.approves:
-                status = (
-                    Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
-                )
-                return replace(done, status=status, reason=refusal(answer))
+            retry = self._narrower_grant(grant, cls.paths, call.cwd) or _Grant(no_sandbox=True)
+            one_shot = isinstance(call.requirement, NeedsApproval) and call.requirement.one_shot
+            if not call.approved or one_shot:  # else the first yes covered it (C.6)
+                answer = await self._ask(escalation_question(
+                    call.command, call.cwd, cls.reason, retry.extra_roots, retry.describe(),
+                    self._matched_rules(call.command, call.ctx), self.asker))  # fmt: skip
+                if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
+                    self.store.remember([call.key], answer.decision)
+                if not answer.decision.approves:
+                    aborted = answer.decision is ReviewDecision.ABORT
+                    return replace(done, status=Status.ABORTED if aborted else Status.DENIED,
+                                   reason=refusal(answer))  # fmt: skip
             grant = retry
+
+    def _matched_rules(self, command: Sequence[str], ctx: ExecContext) -> tuple[MatchedRule, ...]:
+        return matched_rules(self.policy.check_multiple(
+            commands_for_exec_policy(command), make_fallback(ctx),
+            resolve_host_executables=True))  # fmt: skip
 
     def _fail_closed(
         self, requirement: ExecApprovalRequirement, why: str
@@ -449,32 +434,6 @@ class Orchestrator:
         )
         return answer
 
-    async def _ask_exec(
-        self,
-        command: tuple[str, ...],
-        cwd: str,
-        ctx: ExecContext,
-        requirement: NeedsApproval,
-        notes: Sequence[str],
-    ) -> Answer:
-        amendment = requirement.proposed_execpolicy_amendment
-        choices = exec_choices(exec_offered(requirement.one_shot), amendment, self.asker)
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.EXEC,
-                command,
-                cwd,
-                requirement.reason,
-                choices,
-                self._matched_rules(command, ctx),
-                amendment,
-                prefix_rule_line(amendment) if amendment else None,
-                notes=tuple(n for n in notes if n not in (requirement.reason or "")),
-                ladder=self._ladder(command, ctx, amendment) if amendment else None,
-            )
-        )
-
     def _ladder(
         self, command: tuple[str, ...], ctx: ExecContext, amendment: Sequence[str]
     ) -> Callable[[], Sequence[Rung]]:
@@ -485,54 +444,6 @@ class Orchestrator:
                           history=history_index())  # fmt: skip
 
         return rungs
-
-    async def _ask_escalation(
-        self,
-        command: tuple[str, ...],
-        cwd: str,
-        ctx: ExecContext,
-        reason: str,
-        retry: _Grant,
-        key: str,
-    ) -> Answer:
-        offered = (
-            ReviewDecision.APPROVED,
-            ReviewDecision.APPROVED_FOR_SESSION,
-            ReviewDecision.DENIED,
-            ReviewDecision.ABORT,
-        )
-        if retry.no_sandbox:
-            why = f"{reason}; retry without sandbox?" if "retry" not in reason else reason
-        else:
-            why = f"{reason}; retry with {', '.join(retry.extra_roots)} writable?"
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.ESCALATION,
-                command,
-                cwd,
-                why,
-                exec_choices(offered, None, self.asker),
-                self._matched_rules(command, ctx),
-                retry_permission=retry.describe(),
-            )
-        )
-
-    async def _ask_network(
-        self, command: tuple[str, ...], cwd: str, host: str, reason: str
-    ) -> Answer:
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.NETWORK,
-                command,
-                cwd,
-                reason,
-                network_choices(self.asker),
-                host=host,
-                retry_permission=f"host {host}",
-            )
-        )
 
     # -- answers ------------------------------------------------------------------------
     def _apply_exec_answer(

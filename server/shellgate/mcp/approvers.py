@@ -14,7 +14,7 @@ the orchestrator only if it asks exactly that; any other question is refused, ne
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -26,8 +26,7 @@ from shellgate.approval.question import (
     ApprovalRequest,
     Choice,
     RequestKind,
-    exec_choices,
-    exec_offered,
+    exec_question,
 )
 from shellgate.approval.requirement import NeedsApproval, create_exec_approval_requirement
 from shellgate.approval.review import ReviewDecision
@@ -98,8 +97,6 @@ def predict_question(
     call: ShellCall, context: ExecContext, policy: Policy, store: ApprovalStore
 ) -> Question | None:
     """The orchestrator's first question for `call`, worked out as it does, or None."""
-    from dataclasses import replace
-
     ctx = replace(context, sandbox_permissions=call.permissions,
                   justification=call.justification)  # fmt: skip
     requirement = create_exec_approval_requirement(list(call.argv), ctx, policy)
@@ -107,10 +104,9 @@ def predict_question(
         return None
     if store.lookup([shell_approval_key(list(call.argv), call.workdir, call.permissions)]):
         return None
-    amendment = requirement.proposed_execpolicy_amendment
-    choices = exec_choices(exec_offered(requirement.one_shot), amendment, ASKER)
-    return Question(_message("Would you like to run the following command?", call.argv,
-                             requirement.reason), tuple(c.label for c in choices))  # fmt: skip
+    asked = exec_question(tuple(call.argv), call.workdir, requirement, (), asker=ASKER)
+    return Question(_message(asked.title, call.argv, asked.reason),
+                    tuple(c.label for c in asked.choices))  # fmt: skip
 
 
 def _by_label(request: ApprovalRequest, label: object) -> Choice | None:
