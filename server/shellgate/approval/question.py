@@ -21,6 +21,7 @@ from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
 from shellgate.rules.amend import prefix_rule_line
 from shellgate.rules.policy import Evaluation, HeuristicsRuleMatch, PrefixRuleMatch
+from shellgate.rules.shlex_rs import join
 
 if TYPE_CHECKING:
     from shellgate.approval.amendments import Rung
@@ -157,7 +158,6 @@ def next_request_id() -> str:
 
 
 def _strip_bash_lc(prefix: Sequence[str]) -> str:
-    from shellgate.rules.shlex_rs import join
 
     words = list(prefix)
     if (

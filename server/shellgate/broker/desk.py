@@ -38,6 +38,8 @@ from shellgate.broker.protocol import (
     AgentRequest,
     display_name,
 )
+from shellgate.rules.amend import AmendError, prefix_rule_line
+from shellgate.rules.shlex_rs import join
 from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
@@ -171,7 +173,6 @@ class Desk:
     def question(self, qid: str, request: AgentRequest, decision: AgentDecision) -> ApprovalRequest:
         """The dialog's question: Codex's choices, plus "No" and, with a session, "this
         session"; the rules that matched; the explain warnings as notes."""
-        from shellgate.rules.amend import AmendError, prefix_rule_line
 
         amendment, text = decision.amendment, None
         if amendment:
@@ -232,7 +233,6 @@ class Desk:
 
 def _asked(request: AgentRequest) -> str:
     """"Claude Code's request to run `git push`", the command shown literally."""
-    from shellgate.rules.shlex_rs import join
 
     command = request.command if isinstance(request.command, str) else join(request.command)
     if len(command) > 200:

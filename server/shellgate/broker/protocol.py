@@ -10,6 +10,8 @@ raise ProtocolError (a ValueError) naming the field, never anything else.
 
 from __future__ import annotations
 
+import json
+
 from shellgate.approval import wire
 from shellgate.records import TYPE_CHECKING, Record
 
@@ -134,7 +136,6 @@ class AgentAnswer(Record):
 def _policy_json(policy: str) -> Any:
     """A granular policy travels as the object it is; the others as their names."""
     if policy.lstrip().startswith("{"):
-        import json
 
         return json.loads(policy)
     return policy
@@ -211,7 +212,6 @@ def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: s
 
 
 def _granular(policy: dict[str, Any]) -> str:
-    import json
 
     return json.dumps(policy, sort_keys=True)  # ApprovalPolicy.parse reads the JSON text
 

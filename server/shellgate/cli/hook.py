@@ -8,6 +8,8 @@ stderr, which all three agents treat as "blocked".
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 from shellgate.records import TYPE_CHECKING
@@ -83,7 +85,6 @@ def main(argv: list[str]) -> int:
 
 
 def _options(agent: str, args: list[str]) -> Options:
-    import os
 
     from shellgate.hooks.outcome import SANDBOXES, Fallback, HookInputError, Options, fallback_from
 
@@ -124,7 +125,6 @@ def _options(agent: str, args: list[str]) -> Options:
 
 def _run(agent: str, args: list[str]) -> int:
     import importlib
-    import json
 
     from shellgate.hooks.outcome import HookInputError
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,6 @@ def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[A
     malformed entries are skipped and counted, as `shellgate replay` does. A source that cannot
     be read (missing, an unknown format, a file or folder that cannot be opened or read to its
     end) is an error: the round trip would silently leave its commands out."""
-    import os
 
     from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import SourceError, default_sources, parse_source, read_sources

@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,7 +157,6 @@ def _same(text: str) -> str:
 
 
 def _progress() -> Callable[[int], None]:
-    import time
 
     start = time.monotonic()
 

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
+from shellgate.rules.shlex_rs import join
 from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
     from shellgate.approval.amendments import Rung
 
 def render(request: ApprovalRequest) -> str:
-    from shellgate.rules.shlex_rs import join
 
     lines = [request.title, ""]
     if request.reason:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
@@ -172,7 +173,6 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
 
 
 def _pattern(words: tuple[str, ...]) -> str:
-    import json
 
     return "[" + ", ".join(json.dumps(w, ensure_ascii=False) for w in words) + "]"
 

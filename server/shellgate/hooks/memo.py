@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import time
 from collections.abc import Mapping
 
 from shellgate.records import TYPE_CHECKING
@@ -152,7 +153,6 @@ KEEP_SECONDS = 14 * 24 * 3600
 
 def _prune(folder: str) -> None:
     """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime)."""
-    import time
 
     cutoff = time.time() - KEEP_SECONDS
     try:

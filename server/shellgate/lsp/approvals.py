@@ -13,6 +13,7 @@ still arrives for it is not used, and the person is told so (`window/showMessage
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -23,6 +24,7 @@ from lsprotocol import types as T
 
 from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
+from shellgate.rules.shlex_rs import join
 from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
@@ -103,7 +105,6 @@ def _refusal(request: ApprovalRequest) -> Answer:
 
 
 def _message(request: ApprovalRequest) -> str:
-    from shellgate.rules.shlex_rs import join
 
     lines = [f"ShellGate: {request.title}", f"$ {escape_one_line(join(request.command))}"]
     lines.append(f"in {escape_one_line(request.cwd)}")
@@ -171,7 +172,6 @@ class EditorApprover:
         pick: Callable[[Any], Choice | None],
     ) -> Any:  # fmt: skip
         """The client's response; cancelled (the question is over): the client is told."""
-        import asyncio
         import uuid
 
         msg_id = str(uuid.uuid4())
@@ -209,7 +209,6 @@ class EditorApprover:
         if picked is None:
             return
         from shellgate.broker.protocol import display_name
-        from shellgate.rules.shlex_rs import join
 
         who = f"{display_name(request.agent)}'s request" if request.agent else "the request"
         text = (f"ShellGate: your answer \"{picked.label}\" came too late: {who} to run "
@@ -223,7 +222,6 @@ async def _ladder(request: ApprovalRequest) -> Sequence[Rung]:
     """The "don't ask again" ladder, read off the event loop (it reads the histories once)."""
     if request.ladder is None:
         return ()
-    import asyncio
 
     return await asyncio.get_running_loop().run_in_executor(None, request.ladder)
 

@@ -26,6 +26,7 @@ from shellgate.approval.question import (
     ApprovalRequest,
     Choice,
     RequestKind,
+    _strip_bash_lc,
     exec_question,
 )
 from shellgate.approval.requirement import NeedsApproval, create_exec_approval_requirement
@@ -84,7 +85,6 @@ def _drop_title(schema: dict[str, Any]) -> None:
 
 def _message(title: str, command: Sequence[str], reason: str | None,
              notes: Sequence[str] = ()) -> str:  # fmt: skip
-    from shellgate.approval.question import _strip_bash_lc
 
     lines = [f"ShellGate: {title}", f"$ {escape_one_line(_strip_bash_lc(command))}"]
     if reason:

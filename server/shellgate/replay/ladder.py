@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from shellgate.approval.amendments import Rung
 from shellgate.approval.context import ExecContext
-from shellgate.replay.coverage import CoverageIndex
+from shellgate.replay.coverage import CoverageIndex, segments_of
 from shellgate.replay.engine import Outcome, context_for, decide
+from shellgate.replay.model import ReadStats
 from shellgate.replay.variants import DESTRUCTIVE, admitted
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
@@ -84,7 +85,6 @@ def ladder(
     ask again", and neither does the ladder)."""
     if not amendment:
         return ()
-    from shellgate.replay.coverage import segments_of
 
     cmd = command if isinstance(command, str) else tuple(command)
     segments = segments_of(cmd)
@@ -140,7 +140,6 @@ def to_json(rung: Rung) -> dict[str, object]:
 def history_index() -> CoverageIndex:
     """The user's histories from the default places, read once per process (for `shellgate
     run` and `agent`); `SHELLGATE_REPLAY=0` reads none (the counts are then zero)."""
-    from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import default_sources, read_sources
 
     if os.environ.get("SHELLGATE_REPLAY") == "0":
