@@ -31,6 +31,7 @@ from shellgate.approval.question import (
     exec_choices,
 )
 from shellgate.approval.review import ReviewDecision
+from shellgate.broker.decide import _policy, context_of, decide, layers_for
 from shellgate.broker.protocol import (
     ANSWERS,
     AgentAnswer,
@@ -140,7 +141,6 @@ class Desk:
         return answer
 
     async def _answer(self, entry: Entry) -> AgentAnswer:
-        from shellgate.broker.decide import decide
 
         request = entry.request
         decision = await asyncio.to_thread(decide, request, codex_home=self.codex_home())
@@ -213,7 +213,6 @@ class Desk:
         """The ladder on the same rules from disk the decision used (shellgate.replay)."""
 
         def rungs() -> Sequence[Rung]:
-            from shellgate.broker.decide import _policy, context_of, layers_for
             from shellgate.replay.ladder import history_index, ladder
 
             home = self.codex_home()

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from shellgate.cli import common
+from shellgate.shell import bash_reading
+from shellgate.untrusted import escape_untrusted
 
 PROG = "shellgate agent"
 EXIT_MODEL_ERROR = 1
@@ -96,7 +98,6 @@ class TerminalView:
         self._mid_line = False
 
     def __call__(self, method: str, params: dict[str, Any]) -> None:
-        from shellgate.untrusted import escape_untrusted
 
         item = params.get("item") or {}
         kind = item.get("type")
@@ -139,7 +140,6 @@ class TerminalView:
 
 
 def _outcome_line(item: dict[str, Any]) -> str:
-    from shellgate.untrusted import escape_untrusted
 
     outcome = item.get("outcome")
     reason = escape_untrusted(item.get("reason") or "")
@@ -160,7 +160,6 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return common.exit_status(exc)
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)

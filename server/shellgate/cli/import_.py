@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from shellgate.cli.common import exit_status
+from shellgate.rules.errors import RulesError
 
 _TOOLS = ("claude-code", "gemini", "vscode")
 
@@ -79,7 +80,6 @@ def main(argv: list[str]) -> int:
     from shellgate.importers.model import Tool
     from shellgate.importers.report import render_text, to_json
     from shellgate.importers.run import default_files, run_import
-    from shellgate.rules.errors import RulesError
 
     tool = Tool(args.tool)
     try:

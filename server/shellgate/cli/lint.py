@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from shellgate.rules.decision import Decision
+
 
 def _paths(raw: list[str]) -> list[str] | str:
     out: list[str] = []
@@ -43,7 +45,6 @@ def main(argv: list[str]) -> int:
     from shellgate.lint.check_eval import check_findings
     from shellgate.lint.finding import Finding, Severity
     from shellgate.lint.output import as_json, as_sarif, as_text
-    from shellgate.rules.decision import Decision
     from shellgate.rules.policy import Policy
 
     findings: list[Finding] = []

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shellgate.cli import common
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ExecContext
@@ -174,7 +175,6 @@ def _compare(
     spec: str, layers: tuple[RulesLayer, ...], result: Replay, context: ExecContext
 ) -> Comparison | int:
     from shellgate.replay.against import AgainstError, compare, other_layers
-    from shellgate.rules.errors import RulesError
     from shellgate.rules.layers import load_layers
 
     try:

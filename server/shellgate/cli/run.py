@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from shellgate.cli import common
+from shellgate.shell import bash_reading
 
 PROG = "shellgate run"
 EXIT_RULES_ERROR = 120
@@ -114,7 +115,6 @@ def main(argv: list[str]) -> int:
         return bad
     if args.shell is not None:
         command = ["bash", "-lc", args.shell]
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)

@@ -31,6 +31,7 @@ from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+from shellgate.approval.cache import ApprovalStore
 
 if TYPE_CHECKING:  # the rest loads with the first task: the server starts without httpx
     from shellgate.agent.model import ModelClient
@@ -160,7 +161,6 @@ def register(server: ShellGateServer) -> None:
 
     def new_thread(ls: ShellGateServer, params: StartParams) -> _Thread:
         from shellgate.agent.factory import make_model_client
-        from shellgate.approval.cache import ApprovalStore
         from shellgate.exec.network import HostRules
         from shellgate.lsp.approvals import EditorApprover
         from shellgate.lsp.tracing import context_for

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
+from pygls.uris import to_fs_path
 
 from shellgate import __version__
 
@@ -122,7 +123,6 @@ def register(server: ShellGateServer) -> None:
     def folders_changed(ls: ShellGateServer, params: T.DidChangeWorkspaceFoldersParams) -> None:
         # pygls has updated ls.workspace already; the discovery file follows it.
         if broker.endpoint is not None:
-            from pygls.uris import to_fs_path
 
             paths = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
             broker.endpoint.update_folders([p for p in paths if p])

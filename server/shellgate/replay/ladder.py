@@ -19,6 +19,7 @@ from shellgate.approval.context import ExecContext
 from shellgate.replay.coverage import CoverageIndex, segments_of
 from shellgate.replay.engine import Outcome, context_for, decide
 from shellgate.replay.model import ReadStats
+from shellgate.replay.sources import default_sources, read_sources
 from shellgate.replay.variants import DESTRUCTIVE, admitted
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
@@ -140,7 +141,6 @@ def to_json(rung: Rung) -> dict[str, object]:
 def history_index() -> CoverageIndex:
     """The user's histories from the default places, read once per process (for `shellgate
     run` and `agent`); `SHELLGATE_REPLAY=0` reads none (the counts are then zero)."""
-    from shellgate.replay.sources import default_sources, read_sources
 
     if os.environ.get("SHELLGATE_REPLAY") == "0":
         return CoverageIndex(())
