@@ -108,3 +108,6 @@ def test_a_refused_file_is_one_error_said_once(tmp_path: Path) -> None:
     assert "error[file-refused]" in refused and refused.endswith("(because of the error on line 1)")
     assert "invalid decision: allw" in error and "allw" not in refused
     assert run.stderr.strip() == "1 file(s), 1 error(s), 0 other; Codex refuses 1 file(s)"
+    twice = lint(".", "b.rules", "./b.rules", cwd=tmp_path)  # one file, named three ways
+    assert twice.stdout == run.stdout
+    assert twice.stderr.strip().startswith("1 file(s), 1 error(s)")

@@ -24,7 +24,11 @@ def _paths(raw: list[str]) -> list[str] | str:
             out.append(item)
         else:
             return f"shellgate lint: {item}: no such file or directory"
-    return out
+    # A file named twice (itself and in its folder, or by two spellings) is one file.
+    unique: dict[str, str] = {}
+    for path in out:
+        unique.setdefault(os.path.realpath(path), path)
+    return list(unique.values())
 
 
 def main(argv: list[str]) -> int:
