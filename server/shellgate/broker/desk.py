@@ -1,6 +1,8 @@
 """The approval desk: outside agents' questions, one dialog at a time, with their history.
 
-`Desk.ask(request, timeout)` decides the command on the rules from disk; a forbidden one is
+`Desk.ask(request, timeout)` decides the command on the rules from disk, itself: the asker is
+any process of the user's that reaches the socket (a command the rules let run unsandboxed,
+too), so a decision it sent along could not be trusted. A forbidden one is
 refused without a dialog (nobody may wave a forbidden rule through); anything else is put to
 the person through the approver (the editor's dialog), named after the agent and carrying the
 trace. Questions wait their turn in arrival order; one unanswered in `timeout` seconds (time in
