@@ -1,6 +1,8 @@
 """The answers' names on the wire, once: the broker protocol (rules-schema/broker.schema.json,
 what the hooks, the MCP server and the VS Code extension read) and Codex's app-server names
-(explain's `available_decisions`, the embedded agent's events).
+(explain's `available_decisions`, the embedded agent's events). The editor's own dialog,
+`shellgate/approve`, answers with a choice's id instead: the `ReviewDecision` value itself
+(rules-schema/approval.schema.json).
 
 Plain strings keyed by `ReviewDecision`'s values, no enum: the hook client imports this on its
 start-up path (`shellgate.broker.protocol`), where importing enum alone costs milliseconds.
