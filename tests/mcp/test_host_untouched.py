@@ -55,11 +55,15 @@ def test_a_sandboxed_run(bare: Path) -> None:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_sandboxed_run_killed_by_its_caller(bare: Path, sig: signal.Signals) -> None:
+@pytest.mark.parametrize("how", [["sandbox", "--mode", "workspace-write"], ["run"]])
+def test_a_sandboxed_run_killed_by_its_caller(
+    bare: Path, sig: signal.Signals, how: list[str]
+) -> None:
+    write_rules(bare.parent.parent / "codex-home", "")
     proc = subprocess.Popen(
-        [*SHELLGATE, "sandbox", "--mode", "workspace-write", "--", "sh", "-c",
-         "touch started; sleep 60"],
-        cwd=bare, env=_env(bare), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        [*SHELLGATE, *how, "--", "sh", "-c", "touch started; sleep 60"],
+        cwd=bare, env=_env(bare), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL)  # fmt: skip
     deadline = time.monotonic() + 30
     while not (bare / "started").exists():  # the placeholders are mounted by now
         assert time.monotonic() < deadline and proc.poll() is None, proc.stderr

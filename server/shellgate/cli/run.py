@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 from pathlib import Path
 
 from shellgate.cli import common
+from shellgate.cli.signals import until_signalled
 from shellgate.shell import bash_reading
 
 PROG = "shellgate run"
@@ -158,11 +160,12 @@ def main(argv: list[str]) -> int:
         approval_timeout=args.approval_timeout, command_timeout=args.timeout,
         on_event=emit if args.json_events else None,
     )  # fmt: skip
-    try:  # the command's stdin is /dev/null, as in Codex; ours is for the answers
-        result = asyncio.run(orchestrator.run(ExecRequest(tuple(command), cwd)))
-    except KeyboardInterrupt:
-        print("\nshellgate run: interrupted; the command was stopped", file=sys.stderr)
-        return 130
+    # The command's stdin is /dev/null, as in Codex; ours is for the answers.
+    result = asyncio.run(until_signalled(orchestrator.run(ExecRequest(tuple(command), cwd))))
+    if isinstance(result, signal.Signals):
+        print(f"\nshellgate run: {'interrupted' if result is signal.SIGINT else result.name}; "
+              "the command was stopped", file=sys.stderr)  # fmt: skip
+        return 128 + result
     return _report(result, args.json_events)
 
 

@@ -12,13 +12,9 @@ import argparse
 import asyncio
 import signal
 import sys
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
 
 from shellgate.cli import common
-
-if TYPE_CHECKING:
-    from shellgate.exec.runner import AttemptResult
+from shellgate.cli.signals import until_signalled
 
 PROG = "shellgate sandbox"
 EXIT_SANDBOX_ERROR = 125
@@ -93,7 +89,7 @@ def main(argv: list[str]) -> int:
     attempt = run_attempt(
         command, cwd=cwd, spec=spec, probe=probe, timeout=args.timeout, stdin=stdin
     )
-    result = asyncio.run(_until_signalled(attempt))
+    result = asyncio.run(until_signalled(attempt))
     if isinstance(result, signal.Signals):
         return 128 + result
     sys.stdout.write(result.stdout)
@@ -114,27 +110,3 @@ def main(argv: list[str]) -> int:
         return 124
     return result.exit_code if result.exit_code is not None else 1
 
-
-async def _until_signalled(
-    attempt: Coroutine[Any, Any, AttemptResult],
-) -> AttemptResult | signal.Signals:
-    """The attempt, or the signal that ended it. SIGTERM (an agent's timeout), SIGHUP and
-    SIGINT cancel it, which kills its tree and lets the mount points bwrap made on the host for
-    missing `.git`, `.codex` and `.agents` be removed before we exit: dying at once left them
-    behind as empty folders, and a folder holding them is a project root to Codex."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(attempt)
-    got: list[signal.Signals] = []
-
-    def stop(sig: signal.Signals) -> None:
-        got.append(sig)
-        task.cancel()
-
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        loop.add_signal_handler(sig, stop, sig)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if not got:
-            raise
-        return got[0]
