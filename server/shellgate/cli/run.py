@@ -4,7 +4,7 @@ asking on the terminal.
 Exit status: the command's own, or
   120 bad rules (nothing runs), 121 forbidden by policy, 122 denied (by you, or unanswered in
   time), 123 aborted ("No, and stop"), 124 the command timed out,
-  125 the sandbox could not be set up, 2 usage.
+  125 the sandbox could not be set up, 128 + N stopped by signal N, 2 usage.
 """
 
 from __future__ import annotations
