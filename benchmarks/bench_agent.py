@@ -33,7 +33,7 @@ from shellgate.agent.loop import AgentSession, TurnStatus
 from shellgate.agent.orchestrated import OrchestratedRunner
 from shellgate.agent.standin import StandIn
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-from shellgate.exec.approver import AutomaticApprover
+from shellgate.approval.question import AutomaticApprover
 from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import probe_sandbox
 from shellgate.rules.loader import load_policy

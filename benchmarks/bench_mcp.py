@@ -33,7 +33,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from shellgate.approval.context import ExecContext, SandboxMode
-from shellgate.exec.approver import AutomaticApprover
+from shellgate.approval.question import AutomaticApprover
 from shellgate.exec.orchestrator import ExecRequest, Orchestrator, Status
 from shellgate.exec.probe import probe_sandbox
 from shellgate.rules.layer_cache import load_layers_cached

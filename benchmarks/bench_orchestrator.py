@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from shellgate.approval.context import ON_REQUEST, ExecContext, SandboxMode
-from shellgate.exec.approver import AutomaticApprover
+from shellgate.approval.question import AutomaticApprover
 from shellgate.exec.orchestrator import ExecRequest, Orchestrator
 from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import probe_sandbox

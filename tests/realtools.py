@@ -47,6 +47,20 @@ def require(path: Path) -> Path:
     pytest.skip(message)
 
 
+def _codex_named(name: str) -> Path:
+    return codex_path(CODEX_VERSIONS[0] if name == "codex" else name.removeprefix("codex-"))
+
+
+def needs(*names: str) -> pytest.MarkDecorator:
+    """Mark a test that needs these CLIs ("claude", "gemini", "codex-0.169.0"): outside CI it
+    skips before its fixtures start (a language server, a home), with the line saying what to
+    install; in CI it runs and its `require` fails."""
+    paths = [tool_path(n) if n in _PATHS else _codex_named(n) for n in names]
+    missing = [p for p in paths if not p.exists()]
+    reason = f"{missing[0] if missing else ''} is missing: run scripts/install-agents.sh"
+    return pytest.mark.skipif(bool(missing) and not _strict(), reason=reason)
+
+
 def codex(version: str = CODEX_VERSIONS[0]) -> Path:
     return require(codex_path(version))
 

@@ -183,3 +183,14 @@ def _running(marker: str, *, anywhere: bool = False) -> bool:
                     cmdline.startswith(marker.encode() + b"\0"):
                 return True
     return False
+
+
+def test_the_usage_line_names_every_option() -> None:
+    from shellgate.cli.agent import USAGE, _parser
+
+    options = [a.option_strings[-1] for a in _parser()._actions if a.option_strings]
+    missing = [o for o in options if o not in ("--help",) and o not in USAGE]
+    assert not missing
+    shown = subprocess.run([sys.executable, "-m", "shellgate", "agent", "--help"],
+                           capture_output=True, text=True, timeout=30).stdout  # fmt: skip
+    assert shown.startswith("usage: " + USAGE)

@@ -17,6 +17,7 @@ from lsprotocol import types as T
 from lsprotocol.converters import get_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lspsession import end
 from shellgate.agent.loop import TURN_ABORTED
 from shellgate.agent.standin import StandIn
 from shellgate.exec.probe import probe_sandbox
@@ -74,7 +75,7 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
         workspace_folders=[T.WorkspaceFolder(project.as_uri(), "project")],
         initialization_options={"codexHome": str(home)}))
     yield
-    await lsp_client.shutdown_session()
+    await end(lsp_client)
 
 
 def start(client: LanguageClient, url: str, task: str, **extra: Any) -> Any:
@@ -200,7 +201,7 @@ async def nvim(lsp_client: LanguageClient, tmp_path: Path) -> Any:
         workspace_folders=[T.WorkspaceFolder(project.as_uri(), "project")],
         initialization_options={"codexHome": str(home)}))
     yield
-    await lsp_client.shutdown_session()
+    await end(lsp_client)
 
 
 async def test_neovim_answers_through_show_message_request(nvim: LanguageClient) -> None:

@@ -14,6 +14,7 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lspsession import end
 from shellgate.broker import client as broker
 from shellgate.broker.discovery import ServerInfo, find_server
 from shellgate.broker.protocol import AgentRequest
@@ -44,7 +45,7 @@ def field(obj: Any, name: str) -> Any:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient) -> Any:
     yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 20)
+    await end(lsp_client)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))

@@ -162,7 +162,7 @@ async def test_a_cancelled_mcp_call_withdraws_its_question_at_once(
 
     editor = Editor(client)
     s, _ = await start(client, tmp_path)
-    call = asyncio.ensure_future(approve.decide(
+    call = asyncio.ensure_future(approve.permission_answer(
         "Bash", {"command": "git push origin main"}, cwd=str(s.project / "sub"),
         session_id="mcp-1", timeout=120))  # fmt: skip
     await editor.until(lambda: editor.shown == ["git push origin main"])

@@ -13,7 +13,7 @@ import pytest
 from exec_helpers import WebServer
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext
-from shellgate.exec.approver import AutomaticApprover
+from shellgate.approval.question import AutomaticApprover
 from shellgate.exec.orchestrator import ExecRequest, Orchestrator
 from shellgate.exec.probe import SandboxProbe
 from shellgate.exec.sandbox import NetworkAccess

@@ -42,7 +42,10 @@ def test_forbidden_denied_aborted_and_timeout_statuses(
     r = sg(workspace, tmp_path, "--approval-policy", "untrusted", "--", "touch", "a", answers="n\n")
     assert r.returncode == 123 and "aborted" in r.stderr
     r = sg(workspace, tmp_path, "--approval-policy", "untrusted", "--", "touch", "a", answers="")
-    assert r.returncode == 122  # nobody to answer: no
+    assert r.returncode == 122  # nobody to answer: no, and said so (no "rejected by user")
+    assert "no answer: standard input is closed: treated as denied" in r.stderr
+    assert "rejected by user" not in r.stderr
+    assert "No, and stop" in r.stderr and "Codex" not in r.stderr  # nobody to tell
     r = sg(workspace, tmp_path, "--timeout", "0.5", "--", "sleep", "30")
     assert r.returncode == 124 and "timed out" in r.stderr
 

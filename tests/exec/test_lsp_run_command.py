@@ -12,6 +12,8 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lspsession import end
+
 SERVER = [sys.executable, "-m", "shellgate", "serve"]
 
 
@@ -49,7 +51,7 @@ def field(obj: Any, name: str) -> Any:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient) -> Any:
     yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 20)
+    await end(lsp_client)
 
 
 @pytest.mark.asyncio
@@ -130,7 +132,7 @@ async def test_other_clients_get_show_message_request(
         "Yes, and don't ask again for commands that start with `touch keep`",
         "Yes, and don't ask again for this command in this session",
         "No, continue without running it",
-        "No, and tell Codex what to do differently",
+        "No, and stop",  # nobody to tell: the editor's Run Command
     ]
     assert "$ touch keep" in messages[0].message
 

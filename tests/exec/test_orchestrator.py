@@ -11,13 +11,13 @@ import pytest
 from exec_helpers import GIT_ENV, WebServer
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import (
+from shellgate.approval.question import (
     Answer,
     ApprovalRequest,
     AutomaticApprover,
     RequestKind,
 )
+from shellgate.approval.review import ReviewDecision
 from shellgate.exec.denial import Outcome
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
 from shellgate.exec.probe import SandboxProbe, run_probe

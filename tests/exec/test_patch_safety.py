@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 import pytest
 
 from shellgate.approval.context import ApprovalPolicy, SandboxMode
@@ -64,22 +61,3 @@ def test_modes_and_configured_roots() -> None:
     assert assess(["/etc/x"], "on-failure").verdict is PatchVerdict.AUTO_APPROVE
     assert assess(["a.py"], sandbox_available=False).verdict is PatchVerdict.ASK_USER
 
-
-def test_orchestrator_asks_about_a_patch_outside_and_remembers_the_files(tmp_path: Path) -> None:
-    from shellgate.approval.context import ExecContext
-    from shellgate.exec.approver import AutomaticApprover, RequestKind
-    from shellgate.exec.orchestrator import Orchestrator, Status
-    from shellgate.exec.probe import run_probe
-    from shellgate.rules.policy import Policy
-
-    approver = AutomaticApprover(script=lambda req: "approved_for_session")
-    orch = Orchestrator(Policy(), approver, ExecContext(ApprovalPolicy.parse("on-request")),
-                        codex_home=str(tmp_path), probe=run_probe(None))  # fmt: skip
-    outside = ["/etc/shellgate-test.conf"]
-    first = asyncio.run(orch.approve_patch(outside, str(tmp_path)))
-    again = asyncio.run(orch.approve_patch(outside, str(tmp_path)))
-    assert first.status is again.status is Status.COMPLETED and not first.sandboxed
-    [q] = approver.asked
-    assert q.kind is RequestKind.PATCH and [c.key for c in q.choices] == ["y", "a", "n"]
-    empty = asyncio.run(orch.approve_patch([], str(tmp_path)))
-    assert (empty.status, empty.reason) == (Status.FORBIDDEN, EMPTY_PATCH)

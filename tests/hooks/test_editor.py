@@ -30,6 +30,7 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 import realtools
+from lspsession import end
 from realclients import tool_results
 
 # Short (a Unix socket path holds 107 bytes): the server's and the hooks' runtime folder.
@@ -47,7 +48,7 @@ def _runtime() -> Iterator[None]:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient) -> Any:
     yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 20)
+    await end(lsp_client)
 
 
 async def editor(client: LanguageClient, home: Home, answers: list[dict[str, str]]) -> list[Any]:
@@ -104,6 +105,7 @@ def check(home: Home, asked: list[Any], told: list[str]) -> None:
 
 
 @pytest.mark.asyncio
+@realtools.needs("claude")
 async def test_claude_code_asks_the_editor(client: LanguageClient, home: Home) -> None:
     claude = realtools.claude()
     home.rules("# touch is not known safe: under untrusted, Codex asks\n")
@@ -115,6 +117,7 @@ async def test_claude_code_asks_the_editor(client: LanguageClient, home: Home) -
 
 
 @pytest.mark.asyncio
+@realtools.needs("gemini")
 async def test_gemini_asks_the_editor(client: LanguageClient, home: Home) -> None:
     gemini = realtools.gemini()
     home.rules("# touch is not known safe: under untrusted, Codex asks\n")
@@ -127,6 +130,7 @@ async def test_gemini_asks_the_editor(client: LanguageClient, home: Home) -> Non
 
 
 @pytest.mark.asyncio
+@realtools.needs("codex")
 async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split_hides(
     client: LanguageClient, home: Home
 ) -> None:

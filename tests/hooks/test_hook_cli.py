@@ -410,3 +410,29 @@ def test_an_allowed_runner_keeps_an_unruled_command_in_the_sandbox(home: Home) -
     assert rewritten("find . -name x") is None  # all allowed by a rule: as Codex, unsandboxed
     wrapped = rewritten("find . -exec touch {} +")
     assert wrapped is not None and " sandbox --mode read-only " in wrapped
+
+
+def test_a_mistyped_command_gets_the_usage_not_a_block(home: Home) -> None:
+    done = subprocess.run([sys.executable, "-m", "shellgate", "hook", "uninstall", "--help"],
+                          capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert done.returncode == 0 and "usage:" in done.stdout and "blocked" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "shellgate", "hook", "instal", "--help"],
+                          capture_output=True, text=True, timeout=30)  # fmt: skip
+    first = done.stderr.splitlines()[0]
+    assert done.returncode == 2 and "blocked" not in first
+    assert "unknown agent or command 'instal'" in first and "usage:" in done.stderr
+    typo = hook(home, "claude", event(home, "claude-code", "ls"))  # an agent's config: blocks
+    assert typo.returncode == 2 and "blocked" in typo.stderr
+
+
+def test_the_gemini_fallback_names_no_variable_that_is_unset(home: Home) -> None:
+    home.rules('prefix_rule(pattern=["touch"], decision="prompt")\n')
+    env = {k: v for k, v in home.env().items() if k != "SHELLGATE_HOOK_FALLBACK"}
+    done = subprocess.run(
+        [sys.executable, "-m", "shellgate", "hook", "gemini"],
+        input=event(home, "gemini", "touch x").decode(), env=env, cwd=home.ws,
+        capture_output=True, text=True, timeout=60)  # fmt: skip
+    answer = json.loads(done.stdout)
+    assert answer["decision"] == "deny" and "no editor is reachable" in answer["reason"]
+    assert "SHELLGATE_HOOK_FALLBACK" not in answer["reason"]
+    assert answer["reason"].endswith("so it was not run (the fallback is deny)")

@@ -59,7 +59,8 @@ def test_whole_file_refusal_is_reported_on_line_one() -> None:
     assert ("file-refused", 1) in result
     (refused,) = [f for f in findings(text) if f.code == "file-refused"]
     assert refused.severity is Severity.ERROR
-    assert "line 2: invalid pattern element: pattern cannot be empty" in refused.message
+    assert refused.message.endswith("(because of the error on line 2)")
+    assert refused.related[0][0].line == 2  # the error itself, said once, where it is
 
 
 def test_every_failing_example_has_its_own_error_and_fix() -> None:

@@ -98,3 +98,16 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
     run = lint("nope.rules", cwd=tmp_path)
     assert run.returncode == 2
     assert "nope.rules: no such file or directory" in run.stderr
+
+
+def test_a_refused_file_is_one_error_said_once(tmp_path: Path) -> None:
+    (tmp_path / "b.rules").write_text('prefix_rule(pattern=["ls"], decision="allw")\n')
+    run = lint("b.rules", cwd=tmp_path)
+    assert run.returncode == 1
+    refused, error = run.stdout.splitlines()
+    assert "error[file-refused]" in refused and refused.endswith("(because of the error on line 1)")
+    assert "invalid decision: allw" in error and "allw" not in refused
+    assert run.stderr.strip() == "1 file(s), 1 error(s), 0 other; Codex refuses 1 file(s)"
+    twice = lint(".", "b.rules", "./b.rules", cwd=tmp_path)  # one file, named three ways
+    assert twice.stdout == run.stdout
+    assert twice.stderr.strip().startswith("1 file(s), 1 error(s)")

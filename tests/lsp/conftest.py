@@ -17,6 +17,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from lspsession import end
+
 CAPS = Path(__file__).parent / "capabilities"
 PROFILES = ["code-server-1.100.3", "neovim-0.7.2"]
 SERVER = [sys.executable, "-m", "shellgate", "serve"]
@@ -90,7 +92,7 @@ async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> An
     lsp_client.env = env  # type: ignore[attr-defined]
     await initialize(lsp_client, env)
     yield
-    await lsp_client.shutdown_session()
+    await end(lsp_client)
 
 
 def env_of(client: LanguageClient) -> Env:

@@ -13,6 +13,8 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import LanguageClient
 
+from lspsession import end
+
 from .conftest import CONFIG, PROFILES, Env, env_of, initialize, open_doc
 
 NOW = int(time.time())
@@ -42,7 +44,7 @@ async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path) -> An
 
     await initialize(lsp_client, env, replay={"sources": [f"bash:{history}"]})
     yield
-    await lsp_client.shutdown_session()
+    await end(lsp_client)
 
 
 async def lens_titles(client: LanguageClient, uri: str) -> dict[int, T.Command]:

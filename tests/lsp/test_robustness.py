@@ -11,6 +11,8 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import LanguageClient
 
+from lspsession import end
+
 from .conftest import CONFIG, Env, capabilities, diagnostics, env_of, hover, open_doc
 from .test_workspace import wait_for_hover
 
@@ -78,7 +80,7 @@ async def silent_client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
     )
     yield
     never.cancel()
-    await lsp_client.shutdown_session()
+    await end(lsp_client)
 
 
 async def test_client_that_never_answers(silent_client: LanguageClient) -> None:

@@ -51,6 +51,7 @@ def _install(home: Path, env: dict[str, str]) -> None:
     assert "mcp__shellgate__shell" in installed.stdout
 
 
+@realtools.needs("claude")
 async def test_claude_code_permission_prompt_answered_in_the_editor(
     editor: LanguageClient, scratch: Path
 ) -> None:

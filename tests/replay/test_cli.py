@@ -270,3 +270,10 @@ def test_redact_masks_the_password_not_the_word_after(command: str, masked: str)
     from shellgate.replay.redact import redact
 
     assert redact(command) == masked
+
+
+def test_rules_take_one_file_each(capsys: pytest.CaptureFixture[str], rules: Path) -> None:
+    """`--rules FILE SOURCE`: SOURCE is a history to replay, not a second rules file."""
+    code, out, _ = run(capsys, "--rules", str(rules), str(FIX), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["distinct"] >= 15

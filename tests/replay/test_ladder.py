@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 import realtools
+from shellgate.approval.amendments import allow_rung
 from shellgate.approval.context import ApprovalPolicy, ExecContext
 from shellgate.replay.coverage import CoverageIndex
-from shellgate.replay.ladder import ladder, write
+from shellgate.replay.ladder import ladder
 from shellgate.replay.model import HistoryCommand
-from shellgate.rules.amend import AmendError
 from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
 from shellgate.rules.policy import Policy
 
@@ -85,8 +85,9 @@ def test_the_written_rule_loads_in_real_codex(tmp_path: Path, version: str) -> N
     rungs = ladder("git push origin main", ("git", "push", "origin", "main"), Policy(),
                    UNTRUSTED, target=str(target), history=index(HISTORY))
     for rung in rungs[:2]:
-        assert write(rung) is True
-    assert write(rungs[0]) is False  # the identical line is not written twice
+        assert allow_rung(rung).added is True
+    again = allow_rung(rungs[0])
+    assert again.ok and again.added is False  # the identical line is not written twice
     lines = target.read_text().splitlines()
     assert lines[0] == 'prefix_rule(pattern=["rm"], decision="forbidden")'
     assert lines[1:] == [rungs[0].line, rungs[1].line]
@@ -105,8 +106,8 @@ def test_a_rule_codex_would_reject_is_never_written(tmp_path: Path) -> None:
     rung = ladder("git push origin main", ("git", "push", "origin", "main"), Policy(),
                   UNTRUSTED, target=str(target))[1]
     bad = replace(rung, not_match=(("git", "push", "--force"),))  # the rule matches it
-    with pytest.raises(AmendError, match="refusing to write"):
-        write(bad)
+    refused = allow_rung(bad)
+    assert refused.line is None and (refused.failure or "").startswith("refusing to write")
     assert not target.exists() or target.read_text() == ""
     assert not os.path.exists(tmp_path / "rules")
 

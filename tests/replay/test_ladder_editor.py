@@ -21,6 +21,8 @@ import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lspsession import end
+
 # The server reads the user's histories from $HOME: give it one with a known past.
 HOME = Path(tempfile.mkdtemp(prefix="shellgate-ladder-home-"))
 atexit.register(shutil.rmtree, HOME, True)
@@ -41,7 +43,7 @@ SERVER = [sys.executable, "-m", "shellgate", "serve"]
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient) -> Any:
     yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), 20)
+    await end(lsp_client)
 
 
 def plain(obj: Any) -> Any:

@@ -50,10 +50,6 @@ class Transcript:
         self._file.close()
 
 
-def read_transcript(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 def default_transcript_path(thread_id: str) -> Path:
     """$XDG_STATE_HOME/shellgate/transcripts/<time>-<thread>.jsonl (~/.local/state by default)."""
     state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")

@@ -25,13 +25,13 @@ from shellgate.agent.model import ModelClient, ModelError
 from shellgate.agent.retry import with_retries
 from shellgate.agent.runner import CommandRequest, CommandResult, CommandRunner, Outcome
 from shellgate.agent.tool import SHELL_TOOL, ToolArgumentError, format_ran, parse_arguments
+from shellgate.approval.question import REJECTED_BY_USER
 
 # Codex's words, verbatim: the user message that follows an interrupted turn.
 TURN_ABORTED = (
     "<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running unified "
     "exec processes may still be running in the background. If any tools/commands were "
     "aborted, they may have partially executed.\n</turn_aborted>")
-REJECTED_BY_USER = "rejected by user"
 ABORTED_BY_USER = "aborted by user"
 MAX_CONSECUTIVE_TOOL_ERRORS = 3
 

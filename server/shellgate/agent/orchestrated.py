@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.context import SandboxPermissions
-from shellgate.exec.approver import Answer, ApprovalRequest, Approver
+from shellgate.approval.question import Answer, ApprovalRequest, Approver
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
 
 
@@ -66,7 +66,7 @@ class OrchestratedRunner:
         if output:
             on_output(output)
         answers = self._approver.answers
-        decision = answers[-1].decision.app_server_name if answers else None
+        decision = answers[-1].decision.wire if answers else None
         sandboxed = result.attempts[-1].sandboxed if result.attempts else None
         return CommandResult(_OUTCOMES[result.status], result.exit_code, output, duration,
                              result.reason, decision, sandboxed)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shellgate.approval.context import ApprovalPolicyKind, ExecContext
-from shellgate.approval.fallback import make_fallback
+from shellgate.approval.fallback import is_dangerous, make_fallback
 from shellgate.approval.review import ReviewDecision
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import (
@@ -241,7 +241,6 @@ def _prompt_reason(
 
 
 def _heuristic_prompt_is_dangerous(matches: Sequence[RuleMatch]) -> bool:
-    from shellgate.approval.fallback import is_dangerous
 
     return any(
         isinstance(m, HeuristicsRuleMatch)

@@ -1,8 +1,11 @@
-"""What a person (or a reviewer) can answer to an approval question (Codex's ReviewDecision)."""
+"""What a person (or a reviewer) can answer to an approval question (Codex's ReviewDecision),
+and whether it means yes. Its names on the wire are `shellgate.approval.wire`'s."""
 
 from __future__ import annotations
 
 from enum import Enum
+
+from shellgate.approval import wire
 
 
 class ReviewDecision(Enum):
@@ -15,30 +18,15 @@ class ReviewDecision(Enum):
     TIMED_OUT = "timed_out"
 
     @property
-    def app_server_name(self) -> str:
-        """The name Codex's app-server protocol offers it under (`accept`, `cancel`, ...)."""
-        return _APP_SERVER[self]
+    def wire(self) -> str:
+        """Its name on the wire (`accept`, `cancel`, `timeout`, ...)."""
+        return wire.NAMES[self.value]
+
+    @classmethod
+    def from_wire(cls, name: str) -> ReviewDecision | None:
+        value = wire.DECISIONS.get(name)
+        return None if value is None else cls(value)
 
     @property
     def approves(self) -> bool:
-        return self in _APPROVING
-
-
-_APP_SERVER = {
-    ReviewDecision.APPROVED: "accept",
-    ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT: "acceptWithExecpolicyAmendment",
-    ReviewDecision.APPROVED_FOR_SESSION: "acceptForSession",
-    ReviewDecision.NETWORK_POLICY_AMENDMENT: "applyNetworkPolicyAmendment",
-    ReviewDecision.DENIED: "decline",
-    ReviewDecision.ABORT: "cancel",
-    ReviewDecision.TIMED_OUT: "timedOut",
-}
-
-_APPROVING = frozenset(
-    {
-        ReviewDecision.APPROVED,
-        ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-        ReviewDecision.APPROVED_FOR_SESSION,
-        ReviewDecision.NETWORK_POLICY_AMENDMENT,
-    }
-)
+        return self.wire in wire.APPROVING

@@ -1,6 +1,8 @@
 """The approval desk: outside agents' questions, one dialog at a time, with their history.
 
-`Desk.ask(request, timeout)` decides the command on the rules from disk; a forbidden one is
+`Desk.ask(request, timeout)` decides the command on the rules from disk, itself: the asker is
+any process of the user's that reaches the socket (a command the rules let run unsandboxed,
+too), so a decision it sent along could not be trusted. A forbidden one is
 refused without a dialog (nobody may wave a forbidden rule through); anything else is put to
 the person through the approver (the editor's dialog), named after the agent and carrying the
 trace. Questions wait their turn in arrival order; one unanswered in `timeout` seconds (time in
@@ -18,33 +20,36 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shellgate.approval.review import ReviewDecision
-from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest, display_name
-from shellgate.exec.approver import (
+from shellgate.approval import amendments
+from shellgate.approval.question import (
     ApprovalRequest,
     Approver,
     MatchedRule,
     RequestKind,
     exec_choices,
 )
+from shellgate.approval.review import ReviewDecision
+from shellgate.broker.decide import _policy, context_of, decide, layers_for
+from shellgate.broker.protocol import (
+    ANSWERS,
+    AgentAnswer,
+    AgentDecision,
+    AgentRequest,
+    display_name,
+)
+from shellgate.rules.amend import AmendError, prefix_rule_line
+from shellgate.rules.shlex_rs import join
+from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 HISTORY = 200  # questions kept for "Show Approvals"
 
-_ANSWERS = {
-    ReviewDecision.APPROVED: "accept",
-    ReviewDecision.APPROVED_FOR_SESSION: "acceptForSession",
-    ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT: "acceptWithExecpolicyAmendment",
-    ReviewDecision.DENIED: "decline",
-    ReviewDecision.ABORT: "cancel",
-    ReviewDecision.TIMED_OUT: "timeout",
-}
 _ids = itertools.count(1)
 
 
@@ -109,7 +114,8 @@ class Desk:
             answer = await asyncio.wait_for(self._answer(entry), timeout)
         except TimeoutError:
             answer = AgentAnswer(
-                "timeout", f"nobody answered in the editor within {timeout:g} s: that counts as no"
+                ReviewDecision.TIMED_OUT.wire,
+                f"nobody answered in the editor within {timeout:g} s: that counts as no",
             )
             if entry.state == "asking":
                 self.on_closed(entry, f"{_asked(request)} timed out: it was refused")
@@ -126,19 +132,17 @@ class Desk:
             self.on_change(self)
             raise
         amendment = entry.decision.amendment if entry.decision else None
-        if answer.answer == "acceptWithExecpolicyAmendment" and entry.rung is not None:
-            written, failure = await asyncio.to_thread(_write_rung, entry.rung)
-            answer = AgentAnswer(answer.answer, failure or answer.message, written)
-        elif answer.answer == "acceptWithExecpolicyAmendment" and amendment:
+        if answer.answer == ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT.wire and (
+            entry.rung is not None or amendment
+        ):
             # Outside the timeout: once the person said so, the line is written or reported.
-            written, failure = await asyncio.to_thread(self._amend, amendment)
-            answer = AgentAnswer(answer.answer, failure or answer.message, written)
+            written = await asyncio.to_thread(self._amend, entry.rung, amendment)
+            answer = AgentAnswer(answer.answer, written.failure or answer.message, written.line)
         entry.answer, entry.state, entry.answered_at = answer, "answered", time.time()
         self.on_change(self)
         return answer
 
     async def _answer(self, entry: Entry) -> AgentAnswer:
-        from shellgate.broker.decide import decide
 
         request = entry.request
         decision = await asyncio.to_thread(decide, request, codex_home=self.codex_home())
@@ -156,26 +160,21 @@ class Desk:
             self.on_change(self)
             reply = await self.approver.request_approval(question)
         entry.rung = reply.rung
-        name = _ANSWERS.get(reply.decision, "decline")
+        name = reply.decision.wire if reply.decision.wire in ANSWERS else "decline"
         if name == "acceptForSession":
             self._session.add(key)
         return AgentAnswer(name, reply.message)
 
-    def _amend(self, tokens: tuple[str, ...]) -> tuple[str | None, str | None]:
-        """(the line written, None) or (None, why nothing was written)."""
-        from shellgate.rules.amend import AmendError, append_allow_prefix_rule, prefix_rule_line
-
-        path = self.codex_home() / "rules" / "default.rules"
-        try:
-            append_allow_prefix_rule(path, tokens)
-        except (AmendError, OSError) as exc:
-            return None, f"approved, but the rule could not be written to {path}: {exc}"
-        return prefix_rule_line(tokens), None
+    def _amend(self, rung: Rung | None, tokens: tuple[str, ...] | None) -> amendments.Written:
+        """The ladder's pick, else Codex's amendment."""
+        if rung is not None:
+            return amendments.allow_rung(rung)
+        assert tokens is not None
+        return amendments.allow_prefix(amendments.rules_file(self.codex_home()), tokens)
 
     def question(self, qid: str, request: AgentRequest, decision: AgentDecision) -> ApprovalRequest:
         """The dialog's question: Codex's choices, plus "No" and, with a session, "this
         session"; the rules that matched; the explain warnings as notes."""
-        from shellgate.rules.amend import AmendError, prefix_rule_line
 
         amendment, text = decision.amendment, None
         if amendment:
@@ -193,12 +192,7 @@ class Desk:
         # Codex's reason when it gives one, else the agent's own justification.
         reason = (ex.get("requirement") or {}).get("reason") or request.justification
         name = display_name(request.agent)
-        choices = tuple(
-            replace(c, label=c.label.replace("tell Codex", f"tell {name}"))
-            if c.decision is ReviewDecision.ABORT
-            else c
-            for c in exec_choices(offered, amendment)
-        )
+        choices = exec_choices(offered, amendment, name)
         return ApprovalRequest(
             id=qid,
             kind=RequestKind.EXEC,
@@ -211,6 +205,7 @@ class Desk:
             amendment_text=text,
             notes=tuple(str(w.get("message")) for w in ex.get("warnings", ())),
             agent=request.agent,
+            asker=name,
             explain=decision.explain,
             ladder=self._ladder(request, amendment) if amendment else None,
         )
@@ -221,13 +216,12 @@ class Desk:
         """The ladder on the same rules from disk the decision used (shellgate.replay)."""
 
         def rungs() -> Sequence[Rung]:
-            from shellgate.broker.decide import _policy, context_of, layers_for
             from shellgate.replay.ladder import history_index, ladder
 
             home = self.codex_home()
             policy = _policy(layers_for(Path(request.cwd), codex_home=home)[0])
             return ladder(request.argv, amendment, policy, context_of(request),
-                          target=str(home / "rules" / "default.rules"), history=history_index())
+                          target=amendments.rules_file(home), history=history_index())
 
         return rungs
 
@@ -241,24 +235,11 @@ class Desk:
 
 def _asked(request: AgentRequest) -> str:
     """"Claude Code's request to run `git push`", the command shown literally."""
-    from shellgate.exec.terminal import escape_untrusted
-    from shellgate.rules.shlex_rs import join
 
     command = request.command if isinstance(request.command, str) else join(request.command)
     if len(command) > 200:
         command = command[:200] + "…"
-    return f"{display_name(request.agent)}'s request to run `{escape_untrusted(command)}`"
-
-
-def _write_rung(rung: Rung) -> tuple[str | None, str | None]:
-    from shellgate.replay.ladder import write
-    from shellgate.rules.errors import RulesError
-
-    try:
-        write(rung)
-    except (RulesError, OSError) as exc:
-        return None, f"approved, but the rule could not be written to {rung.target}: {exc}"
-    return rung.line, None
+    return f"{display_name(request.agent)}'s request to run `{escape_one_line(command)}`"
 
 
 def _matched(ex: dict[str, Any]) -> list[MatchedRule]:

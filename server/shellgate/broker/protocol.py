@@ -10,6 +10,9 @@ raise ProtocolError (a ValueError) naming the field, never anything else.
 
 from __future__ import annotations
 
+import json
+
+from shellgate.approval import wire
 from shellgate.records import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:
@@ -31,14 +34,7 @@ PROTOCOL_MISMATCH = -32001
 
 DECISIONS = ("allow", "prompt", "forbidden")
 REQUIREMENTS = ("skip", "needs_approval", "forbidden")
-ANSWERS = (
-    "accept",
-    "acceptForSession",
-    "acceptWithExecpolicyAmendment",
-    "decline",
-    "cancel",
-    "timeout",
-)
+ANSWERS = wire.ANSWERS
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 SANDBOX_PERMISSIONS = ("use_default", "require_escalated", "with_additional_permissions")
@@ -135,7 +131,7 @@ class AgentAnswer(Record):
 
     @property
     def approved(self) -> bool:
-        return self.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
+        return self.answer in wire.APPROVING
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -148,7 +144,6 @@ class AgentAnswer(Record):
 def _policy_json(policy: str) -> Any:
     """A granular policy travels as the object it is; the others as their names."""
     if policy.lstrip().startswith("{"):
-        import json
 
         return json.loads(policy)
     return policy
@@ -225,7 +220,6 @@ def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: s
 
 
 def _granular(policy: dict[str, Any]) -> str:
-    import json
 
     return json.dumps(policy, sort_keys=True)  # ApprovalPolicy.parse reads the JSON text
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+from shellgate import __version__
+
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("shellgate.cli.check", "what Codex's `execpolicy check` says of a command"),
@@ -40,7 +42,6 @@ def main(argv: list[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] in ("-V", "--version"):
-        from shellgate import __version__
 
         print(f"shellgate {__version__}")
         return 0

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from shellgate.cli import common
+from shellgate.shell import bash_reading
+from shellgate.untrusted import escape_untrusted
 
 PROG = "shellgate agent"
 EXIT_MODEL_ERROR = 1
@@ -27,8 +29,9 @@ EXIT_INTERRUPTED = 130
 USAGE = (
     "shellgate agent [--model-url URL] [--model NAME] [--wire-api chat|responses] "
     "[--api-key-env VAR] [--approval-policy POLICY] [--sandbox MODE] [--cwd DIR] "
-    "[--rules FILE] [--standin SCRIPT] [--transcript FILE] [--max-turns N] "
-    "[--budget SECONDS] [--no-stream] TASK"
+    "[--rules FILE]... [--codex-home DIR] [--project DIR] [--standin SCRIPT] "
+    "[--transcript FILE] [--max-turns N] [--budget SECONDS] [--no-stream] "
+    "[--approval-timeout SECONDS] TASK"
 )
 
 
@@ -97,7 +100,6 @@ class TerminalView:
         self._mid_line = False
 
     def __call__(self, method: str, params: dict[str, Any]) -> None:
-        from shellgate.agent.untrusted import escape_untrusted
 
         item = params.get("item") or {}
         kind = item.get("type")
@@ -140,7 +142,6 @@ class TerminalView:
 
 
 def _outcome_line(item: dict[str, Any]) -> str:
-    from shellgate.agent.untrusted import escape_untrusted
 
     outcome = item.get("outcome")
     reason = escape_untrusted(item.get("reason") or "")
@@ -161,7 +162,6 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return common.exit_status(exc)
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)
@@ -237,7 +237,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         policy, approver,
         ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
-        codex_home=str(codex_home), approval_timeout=args.approval_timeout)
+        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent")
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None

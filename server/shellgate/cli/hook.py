@@ -8,6 +8,8 @@ stderr, which every agent treats as "blocked".
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 from shellgate.records import TYPE_CHECKING
@@ -57,18 +59,36 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else EXIT_BLOCK
-    if argv[0] in ("install", "uninstall", "doctor", "status"):
-        from shellgate.hooks.install import main as install_main
+    # Imported here, not above: a hook (the hot path) needs none of these.
+    if argv[0] in ("install", "uninstall"):
+        from shellgate.hooks.install import install_main
 
-        status: int = install_main(argv[0], argv[1:])
+        rest = argv[1:]
+        return install_main([*rest, "--uninstall"] if argv[0] == "uninstall" else rest)
+    if argv[0] == "status":
+        from shellgate.hooks.status import main as status_main
+
+        return status_main(argv[1:])
+
+        return install_main(argv[1:])
+    if argv[0] == "doctor":
+        from shellgate.hooks import doctor
+
+        status: int = doctor.main(argv[1:])
         return status
     agent = argv[0]
     if agent not in AGENTS:
+        # A person mistyping a command gets the usage; an agent whose hook names no agent we
+        # know gets its command blocked (exit 2 either way).
+        asked_for_help = any(a in ("-h", "--help") for a in argv[1:])
         print(
-            f"{PROG}: error: unknown agent {agent!r} (codex, claude-code, gemini, copilot): "
-            "blocked",
+            f"{PROG}: error: unknown agent or command {agent!r} (agents: codex, claude-code, "
+            "gemini, copilot; commands: install, uninstall, doctor, status)"
+            + ("" if asked_for_help else ": blocked"),
             file=sys.stderr,
         )
+        if asked_for_help:
+            print(USAGE, file=sys.stderr)
         return EXIT_BLOCK
     try:
         return _run(agent, argv[1:])
@@ -83,7 +103,6 @@ def main(argv: list[str]) -> int:
 
 
 def _options(agent: str, args: list[str]) -> Options:
-    import os
 
     from shellgate.hooks.outcome import (
         NO_SANDBOX,
@@ -145,7 +164,6 @@ def _options(agent: str, args: list[str]) -> Options:
 
 def _run(agent: str, args: list[str]) -> int:
     import importlib
-    import json
 
     from shellgate.hooks.outcome import HookInputError
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from shellgate.cli.common import exit_status
+from shellgate.rules.errors import RulesError
 
 _TOOLS = ("claude-code", "gemini", "vscode")
 
@@ -78,7 +80,6 @@ def main(argv: list[str]) -> int:
     from shellgate.importers.model import Tool
     from shellgate.importers.report import render_text, to_json
     from shellgate.importers.run import default_files, run_import
-    from shellgate.rules.errors import RulesError
 
     tool = Tool(args.tool)
     try:
@@ -164,7 +165,6 @@ def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[A
     malformed entries are skipped and counted, as `shellgate replay` does. A source that cannot
     be read (missing, an unknown format, a file or folder that cannot be opened or read to its
     end) is an error: the round trip would silently leave its commands out."""
-    import os
 
     from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import SourceError, default_sources, parse_source, read_sources

@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from shellgate.rules.decision import Decision
+
 
 def _paths(raw: list[str]) -> list[str] | str:
     out: list[str] = []
@@ -22,7 +24,11 @@ def _paths(raw: list[str]) -> list[str] | str:
             out.append(item)
         else:
             return f"shellgate lint: {item}: no such file or directory"
-    return out
+    # A file named twice (itself and in its folder, or by two spellings) is one file.
+    unique: dict[str, str] = {}
+    for path in out:
+        unique.setdefault(os.path.realpath(path), path)
+    return list(unique.values())
 
 
 def main(argv: list[str]) -> int:
@@ -43,7 +49,6 @@ def main(argv: list[str]) -> int:
     from shellgate.lint.check_eval import check_findings
     from shellgate.lint.finding import Finding, Severity
     from shellgate.lint.output import as_json, as_sarif, as_text
-    from shellgate.rules.decision import Decision
     from shellgate.rules.policy import Policy
 
     findings: list[Finding] = []
@@ -61,9 +66,12 @@ def main(argv: list[str]) -> int:
     render = {"text": as_text, "json": as_json, "sarif": as_sarif}[args.format]
     sys.stdout.write(render(findings))
     if args.format == "text" and findings:
-        errors = sum(f.severity is Severity.ERROR for f in findings)
+        # A refusal is what an error does to its file, not a second error: counted apart.
+        refused = sum(f.code == "file-refused" for f in findings)
+        errors = sum(f.severity is Severity.ERROR for f in findings) - refused
         print(
-            f"{len(paths)} file(s), {errors} error(s), {len(findings) - errors} other",
+            f"{len(paths)} file(s), {errors} error(s), {len(findings) - errors - refused} other"
+            + (f"; Codex refuses {refused} file(s)" if refused else ""),
             file=sys.stderr,
         )
     return 1 if any(f.severity is Severity.ERROR for f in findings) else 0

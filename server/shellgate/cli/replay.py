@@ -10,11 +10,13 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shellgate.cli import common
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ExecContext
@@ -38,8 +40,10 @@ def _parser() -> argparse.ArgumentParser:
         "places. Exit status: 0 replayed, 1 --fail-on met, 2 usage, 3 broken rules.",
     )
     p.add_argument("sources", nargs="*", metavar="SOURCE")
-    p.add_argument("--rules", action="extend", nargs="+", default=[], metavar="FILE",
-                   help="extra rules files, loaded after the user and project layers")
+    # One FILE a flag, as `check`: `--rules FILE SOURCE` must not read SOURCE as rules.
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="an extra rules file (repeatable), loaded after the user and project "
+                   "layers")  # fmt: skip
     p.add_argument("--codex-home", metavar="DIR",
                    help="Codex's home (default: $CODEX_HOME, else ~/.codex): its rules, and its "
                    "sessions when no SOURCE is given")  # fmt: skip
@@ -159,7 +163,6 @@ def _same(text: str) -> str:
 
 
 def _progress() -> Callable[[int], None]:
-    import time
 
     start = time.monotonic()
 
@@ -177,7 +180,6 @@ def _compare(
     spec: str, layers: tuple[RulesLayer, ...], result: Replay, context: ExecContext
 ) -> Comparison | int:
     from shellgate.replay.against import AgainstError, compare, other_layers
-    from shellgate.rules.errors import RulesError
     from shellgate.rules.layers import load_layers
 
     try:

@@ -3,8 +3,8 @@ asking on the terminal.
 
 Exit status: the command's own, or
   120 bad rules (nothing runs), 121 forbidden by policy, 122 denied (by you, or unanswered in
-  time), 123 aborted ("no, and tell Codex what to do differently"), 124 the command timed out,
-  125 the sandbox could not be set up, 2 usage.
+  time), 123 aborted ("No, and stop"), 124 the command timed out,
+  125 the sandbox could not be set up, 128 + N stopped by signal N, 2 usage.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 from pathlib import Path
 
 from shellgate.cli import common
+from shellgate.cli.signals import until_signalled
+from shellgate.shell import bash_reading
 
 PROG = "shellgate run"
 EXIT_RULES_ERROR = 120
@@ -114,7 +117,6 @@ def main(argv: list[str]) -> int:
         return bad
     if args.shell is not None:
         command = ["bash", "-lc", args.shell]
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # a process that runs commands: bash's own grammar checks each split
     cwd = common.workdir(PROG, args.cwd)
@@ -162,11 +164,12 @@ def main(argv: list[str]) -> int:
         approval_timeout=args.approval_timeout, command_timeout=args.timeout,
         on_event=emit if args.json_events else None,
     )  # fmt: skip
-    try:  # the command's stdin is /dev/null, as in Codex; ours is for the answers
-        result = asyncio.run(orchestrator.run(ExecRequest(tuple(command), cwd)))
-    except KeyboardInterrupt:
-        print("\nshellgate run: interrupted; the command was stopped", file=sys.stderr)
-        return 130
+    # The command's stdin is /dev/null, as in Codex; ours is for the answers.
+    result = asyncio.run(until_signalled(orchestrator.run(ExecRequest(tuple(command), cwd))))
+    if isinstance(result, signal.Signals):
+        print(f"\nshellgate run: {'interrupted' if result is signal.SIGINT else result.name}; "
+              "the command was stopped", file=sys.stderr)  # fmt: skip
+        return 128 + result
     return _report(result, args.json_events)
 
 

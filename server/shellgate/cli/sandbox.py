@@ -13,9 +13,12 @@ cannot be set up (the command never runs unconfined instead), 2 usage.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
 import sys
 
 from shellgate.cli import common
+from shellgate.cli.signals import until_signalled
 from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -79,8 +82,6 @@ def main(argv: list[str]) -> int:
     if isinstance(cwd, int):
         return cwd
 
-    import asyncio
-
     from shellgate.codexconfig.requirements import RequirementsError
     from shellgate.exec.deny_read import REQUIREMENTS, managed_deny_read
     from shellgate.exec.placeholders import runtime_dir
@@ -99,9 +100,8 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)  # fmt: skip
     stdin = None if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
     if fs is FsAccess.FULL:
-        result = asyncio.run(run_attempt(command, cwd=cwd, spec=None, timeout=args.timeout,
-                                         stdin=stdin))  # fmt: skip
-        return _report(result, args.mode)
+        unconfined = run_attempt(command, cwd=cwd, spec=None, timeout=args.timeout, stdin=stdin)
+        return _report(asyncio.run(until_signalled(unconfined)), args.mode)
     probe = probe_sandbox()
     if not probe.ok:
         print(f"{PROG}: {probe.reason}; the command was not run", file=sys.stderr)
@@ -118,15 +118,17 @@ def main(argv: list[str]) -> int:
     except (SandboxSetupError, OSError) as exc:
         print(f"{PROG}: {exc}; the command was not run", file=sys.stderr)
         return EXIT_SANDBOX_ERROR
-    result = asyncio.run(
-        run_attempt(command, cwd=cwd, spec=spec, probe=probe, timeout=args.timeout, stdin=stdin)
+    attempt = run_attempt(
+        command, cwd=cwd, spec=spec, probe=probe, timeout=args.timeout, stdin=stdin
     )
-    return _report(result, fs.value)
+    return _report(asyncio.run(until_signalled(attempt)), fs.value)
 
 
-def _report(result: AttemptResult, mode: str) -> int:
+def _report(result: AttemptResult | signal.Signals, mode: str) -> int:
     from shellgate.exec.denial import Outcome
 
+    if isinstance(result, signal.Signals):
+        return 128 + result
     sys.stdout.write(result.stdout)
     sys.stdout.flush()
     sys.stderr.write(result.stderr)
@@ -144,3 +146,4 @@ def _report(result: AttemptResult, mode: str) -> int:
         print(f"{PROG}: the command timed out and was stopped", file=sys.stderr)
         return 124
     return result.exit_code if result.exit_code is not None else 1
+

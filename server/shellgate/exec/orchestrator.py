@@ -8,7 +8,6 @@ and the user is told why.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
 import shutil
@@ -16,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from shellgate.approval import amendments
 from shellgate.approval.beyond import gate_requirement
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import (
@@ -30,6 +30,19 @@ from shellgate.approval.defaults import (
     wants_no_sandbox_approval,
 )
 from shellgate.approval.fallback import make_fallback
+from shellgate.approval.question import (
+    Answer,
+    ApprovalRequest,
+    Approver,
+    MatchedRule,
+    NetworkAction,
+    ask_with_timeout,
+    escalation_question,
+    exec_question,
+    matched_rules,
+    network_question,
+    refusal,
+)
 from shellgate.approval.requirement import (
     ExecApprovalRequirement,
     Forbidden,
@@ -38,23 +51,9 @@ from shellgate.approval.requirement import (
     commands_for_exec_policy,
 )
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import (
-    Answer,
-    ApprovalRequest,
-    Approver,
-    MatchedRule,
-    NetworkAction,
-    RequestKind,
-    ask_with_timeout,
-    exec_choices,
-    network_choices,
-    next_request_id,
-    patch_choices,
-)
 from shellgate.exec.denial import Outcome
 from shellgate.exec.deny_read import managed_deny_read
 from shellgate.exec.network import HostRules, NetworkProxy
-from shellgate.exec.patch import PatchVerdict, assess_patch_safety
 from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
 from shellgate.exec.runner import AttemptResult, run_attempt
@@ -65,16 +64,13 @@ from shellgate.exec.sandbox import (
     SandboxSpec,
     build_spec,
 )
-from shellgate.rules.amend import append_allow_prefix_rule, append_network_rule, prefix_rule_line
 from shellgate.rules.decision import Decision
-from shellgate.rules.errors import RulesError
-from shellgate.rules.policy import HeuristicsRuleMatch, Policy, PrefixRuleMatch
+from shellgate.rules.policy import Policy
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 MAX_ATTEMPTS = 3
-REJECTED_BY_USER = "rejected by user"
 
 
 class Status(enum.Enum):
@@ -124,13 +120,6 @@ Event = Mapping[str, object]
 
 
 @dataclass(frozen=True)
-class PatchDecision:
-    status: Status  # COMPLETED means: apply it
-    sandboxed: bool = True  # apply it inside the sandbox
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
 class _Grant:
     """What one attempt may do beyond the configured sandbox."""
 
@@ -159,6 +148,22 @@ def _default_network() -> NetworkAccess:
 
 
 @dataclass
+class _Call:
+    """One command on its way through the flow."""
+
+    req: ExecRequest
+    command: tuple[str, ...]
+    cwd: str  # resolved
+    ctx: ExecContext  # the configured context with this call's permissions
+    requirement: ExecApprovalRequirement
+    probe: SandboxProbe | None  # None: no sandbox in this mode
+    first: _Grant  # what the first attempt may do
+    key: str  # the session's approval key
+    notes: list[str]
+    approved: bool = False  # a person (or the session) said yes before the first attempt
+
+
+@dataclass
 class Orchestrator:
     policy: Policy
     approver: Approver
@@ -175,6 +180,9 @@ class Orchestrator:
     proxy_log: str | None = None
     # The admin's deny_read (requirements.toml): masked in every sandbox; nothing runs outside one
     deny_read: tuple[str, ...] = field(default_factory=managed_deny_read)
+    # Who reads the person's words after "No, and tell … what to do differently" ("the agent");
+    # None: nobody (`shellgate run`), and that choice just stops.
+    asker: str | None = None
     _proxy: NetworkProxy | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -194,7 +202,7 @@ class Orchestrator:
     # -- helpers -------------------------------------------------------------------------
     @property
     def amendments_file(self) -> str:
-        return os.path.join(self.codex_home, "rules", "default.rules")
+        return amendments.rules_file(self.codex_home)
 
     def _emit(self, name: str, /, **data: object) -> None:
         if self.on_event is not None:
@@ -210,44 +218,31 @@ class Orchestrator:
             self._proxy = NetworkProxy(self.host_rules, runtime_dir(), self.proxy_log)
         return self._proxy
 
-    def _matched_rules(self, command: Sequence[str], ctx: ExecContext) -> tuple[MatchedRule, ...]:
-        commands = commands_for_exec_policy(command)
-        evaluation = self.policy.check_multiple(
-            commands, make_fallback(ctx), resolve_host_executables=True
-        )
-        out: list[MatchedRule] = []
-        for m in evaluation.matched_rules:
-            if isinstance(m, PrefixRuleMatch):
-                span = m.rule.span
-                src = f"{span.path}:{span.line}:{span.column}" if span else None
-                out.append(
-                    MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification)
-                )
-            elif isinstance(m, HeuristicsRuleMatch):
-                out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
-        return tuple(out)
-
-    # -- the flow ------------------------------------------------------------------------
+    # -- the flow: approval -> first attempt in the sandbox -> escalation and retry ----------
     async def run(self, req: ExecRequest) -> ExecResult:
-        command = tuple(req.command)
-        if not command:
+        if not req.command:
             return ExecResult(Status.FORBIDDEN, reason="empty command")
-        cwd = os.path.realpath(req.cwd)
-        ctx = replace(
-            self.context,
-            sandbox_permissions=req.sandbox_permissions,
-            justification=req.justification,
-            prefix_rule=req.prefix_rule,
-        )
+        call = self._call(req)
+        if isinstance(call.requirement, Forbidden):
+            self._emit("forbidden", reason=call.requirement.reason)
+            return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
+                              notes=tuple(call.notes))  # fmt: skip
+        stop = await self._approval(call)
+        if stop is not None:
+            return replace(stop, notes=tuple(call.notes))
+        return await self._attempts(call)
+
+    def _call(self, req: ExecRequest) -> _Call:
+        """What the rules require of this command, and whether it would run sandboxed: without
+        a working sandbox, what would have run in it needs a person's yes (fail closed)."""
+        command, cwd = tuple(req.command), os.path.realpath(req.cwd)
+        ctx = replace(self.context, sandbox_permissions=req.sandbox_permissions,
+                      justification=req.justification, prefix_rule=req.prefix_rule)  # fmt: skip
         requirement = gate_requirement(list(command), ctx, self.policy)  # what bash runs, too
-        self._emit(
-            "requirement", command=list(command), cwd=cwd, requirement=type(requirement).__name__
-        )
-        notes: list[str] = []
+        self._emit("requirement", command=list(command), cwd=cwd,
+                   requirement=type(requirement).__name__)  # fmt: skip
         sandboxed_mode = self.context.sandbox not in (
-            SandboxMode.DANGER_FULL_ACCESS,
-            SandboxMode.EXTERNAL_SANDBOX,
-        )
+            SandboxMode.DANGER_FULL_ACCESS, SandboxMode.EXTERNAL_SANDBOX)  # fmt: skip
         probe = self._sandbox_probe() if sandboxed_mode else None
         would_sandbox = sandboxed_mode and (
             bool(self.deny_read)  # nothing leaves the sandbox then (Codex)
@@ -256,107 +251,91 @@ class Orchestrator:
                 and not req.sandbox_permissions.requires_escalated
             )
         )
+        notes: list[str] = []
         fail_closed = would_sandbox and probe is not None and not probe.ok
         if fail_closed and probe is not None:
             notes.append(probe.reason)
             requirement = self._fail_closed(requirement, probe.reason)
             self._emit("sandbox_unavailable", reason=probe.reason)
-
-        if isinstance(requirement, Forbidden):
-            self._emit("forbidden", reason=requirement.reason)
-            return ExecResult(Status.FORBIDDEN, reason=requirement.reason, notes=tuple(notes))
-
-        key = shell_approval_key(list(command), cwd, req.sandbox_permissions)
-        already_approved = False
-        one_shot = isinstance(requirement, NeedsApproval) and requirement.one_shot
-        if isinstance(requirement, NeedsApproval):
-            if self.store.lookup([key]) is not None:
-                self._emit("approval_cached", key=key)
-            else:
-                answer = await self._ask_exec(command, cwd, ctx, requirement, notes)
-                stop = self._apply_exec_answer(answer, requirement, key)
-                if stop is not None:
-                    return replace(stop, notes=tuple(notes))
-            already_approved = True
-
         override = sandbox_override_for_first_attempt(
-            req.sandbox_permissions,
-            requirement,
-            fs_policy_has_denied_reads=self.context.fs_policy_has_denied_reads,
-        )
-        grant = _Grant(
-            no_sandbox=(
-                not sandboxed_mode
-                or fail_closed
-                or override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT
-            )
-        )
-        attempts: list[AttemptInfo] = []
+            req.sandbox_permissions, requirement,
+            fs_policy_has_denied_reads=self.context.fs_policy_has_denied_reads)  # fmt: skip
+        first = _Grant(no_sandbox=not sandboxed_mode or fail_closed
+                       or override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT)  # fmt: skip
+        key = shell_approval_key(list(command), cwd, req.sandbox_permissions)
+        return _Call(req, command, cwd, ctx, requirement, probe, first, key, notes)
+
+    async def _approval(self, call: _Call) -> ExecResult | None:
+        """Ask when the rules say so (unless approved for the session): None to go on."""
+        requirement = call.requirement
+        if not isinstance(requirement, NeedsApproval):
+            return None
+        call.approved = True
+        if self.store.lookup([call.key]) is not None:
+            self._emit("approval_cached", key=call.key)
+            return None
+        amendment = requirement.proposed_execpolicy_amendment
+        ladder = self._ladder(call.command, call.ctx, amendment) if amendment else None
+        answer = await self._ask(exec_question(
+            call.command, call.cwd, requirement, self._matched_rules(call.command, call.ctx),
+            notes=call.notes, asker=self.asker, ladder=ladder))  # fmt: skip
+        return self._apply_exec_answer(answer, requirement, call.key)
+
+    async def _attempts(self, call: _Call) -> ExecResult:
+        """The first attempt, then, while the sandbox denies it and the policy lets us ask,
+        a retry with the narrowest grant that helps (at most MAX_ATTEMPTS in all)."""
+        grant, attempts = call.first, list[AttemptInfo]()
         while True:
-            result = await self._attempt(command, cwd, req, grant, probe)
+            result = await self._attempt(call.command, call.cwd, call.req, grant, call.probe)
             if isinstance(result, ExecResult):  # the sandbox could not be built
-                return replace(result, attempts=tuple(attempts), notes=tuple(notes))
+                return replace(result, attempts=tuple(attempts), notes=tuple(call.notes))
             cls = result.classification
             attempts.append(
-                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe())
-            )
-            self._emit(
-                "attempt",
-                sandboxed=result.sandboxed,
-                outcome=cls.outcome.value,
-                exit_code=result.exit_code,
-                permission=grant.describe(),
-                hosts=list(cls.hosts),
-                paths=list(cls.paths),
-            )
-            if cls.outcome is Outcome.SANDBOX_ERROR:
-                return ExecResult(
-                    Status.SANDBOX_ERROR,
-                    result.exit_code,
-                    result.stdout,
-                    result.stderr,
-                    cls.reason,
-                    tuple(attempts),
-                    tuple(notes),
-                )
-            done = ExecResult(
-                Status.COMPLETED,
-                result.exit_code,
-                result.stdout,
-                result.stderr,
-                cls.reason or None,
-                tuple(attempts),
-                tuple(notes),
-            )
-            if not (result.sandboxed and cls.outcome.is_denial) or len(attempts) >= MAX_ATTEMPTS:
+                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe()))
+            self._emit("attempt", sandboxed=result.sandboxed, outcome=cls.outcome.value,
+                       exit_code=result.exit_code, permission=grant.describe(),
+                       hosts=list(cls.hosts), paths=list(cls.paths))  # fmt: skip
+            status = (Status.SANDBOX_ERROR if cls.outcome is Outcome.SANDBOX_ERROR
+                      else Status.COMPLETED)  # fmt: skip
+            reason = cls.reason if status is Status.SANDBOX_ERROR else cls.reason or None
+            done = ExecResult(status, result.exit_code, result.stdout, result.stderr, reason,
+                              tuple(attempts), tuple(call.notes))  # fmt: skip
+            if (status is Status.SANDBOX_ERROR or not (result.sandboxed and cls.outcome.is_denial)
+                    or len(attempts) >= MAX_ATTEMPTS):  # fmt: skip
                 return done
             network = cls.outcome is Outcome.NETWORK_DENIED
             if not self._may_escalate(network):
                 return done
             if network:
                 host = cls.hosts[0]
-                answer = await self._ask_network(command, cwd, host, cls.reason)
+                answer = await self._ask(
+                    network_question(call.command, call.cwd, host, cls.reason, self.asker))
                 stop = self._apply_network_answer(answer, host)
                 if stop is not None:
-                    return replace(stop, attempts=tuple(attempts), notes=tuple(notes))
+                    return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
                 continue
-            narrower = self._narrower_grant(grant, cls.paths, cwd)
+            narrower = self._narrower_grant(grant, cls.paths, call.cwd)
             if narrower is None and self.deny_read:
                 return done  # deny_read: no retry without the sandbox, as in Codex
             retry = narrower or _Grant(no_sandbox=True)
-            if already_approved and not one_shot:
-                grant = retry  # the first approval covered it (C.6: no second question)
-                continue
-            answer = await self._ask_escalation(command, cwd, ctx, cls.reason, retry, key)
-            if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
-                self.store.remember([key], answer.decision)
-            if not answer.decision.approves:
-                status = (
-                    Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
-                )
-                return replace(done, status=status, reason=_refusal(answer))
+            one_shot = isinstance(call.requirement, NeedsApproval) and call.requirement.one_shot
+            if not call.approved or one_shot:  # else the first yes covered it (C.6)
+                answer = await self._ask(escalation_question(
+                    call.command, call.cwd, cls.reason, retry.extra_roots, retry.describe(),
+                    self._matched_rules(call.command, call.ctx), self.asker))  # fmt: skip
+                if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
+                    self.store.remember([call.key], answer.decision)
+                if not answer.decision.approves:
+                    aborted = answer.decision is ReviewDecision.ABORT
+                    return replace(done, status=Status.ABORTED if aborted else Status.DENIED,
+                                   reason=refusal(answer))  # fmt: skip
             grant = retry
+
+    def _matched_rules(self, command: Sequence[str], ctx: ExecContext) -> tuple[MatchedRule, ...]:
+        return matched_rules(self.policy.check_multiple(
+            commands_for_exec_policy(command), make_fallback(ctx),
+            resolve_host_executables=True))  # fmt: skip
 
     def _fail_closed(
         self, requirement: ExecApprovalRequirement, why: str
@@ -457,37 +436,6 @@ class Orchestrator:
             stdin=req.stdin,
         )
 
-    async def approve_patch(self, paths: Sequence[str], cwd: str) -> PatchDecision:
-        """May an edit touching `paths` be applied, and in the sandbox or not (C.10)?"""
-        probe = self._sandbox_probe() if self.context.sandbox in (
-            SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE) else None  # fmt: skip
-        safety = assess_patch_safety(
-            paths,
-            cwd=cwd,
-            policy=self.context.approval_policy,
-            mode=self.context.sandbox,
-            writable_roots=self.writable_roots,
-            sandbox_available=probe is None or probe.ok,
-        )
-        self._emit("patch_safety", paths=list(paths), verdict=safety.verdict.value)
-        if safety.verdict is PatchVerdict.REJECT:
-            return PatchDecision(Status.FORBIDDEN, reason=safety.reason)
-        if safety.verdict is PatchVerdict.AUTO_APPROVE:
-            return PatchDecision(Status.COMPLETED, sandboxed=safety.sandboxed)
-        keys = [f"patch:{os.path.normpath(os.path.join(cwd, p))}" for p in paths]
-        if self.store.lookup(keys) is None:
-            answer = await self._ask(ApprovalRequest(
-                next_request_id(), RequestKind.PATCH, tuple(paths), cwd, safety.reason,
-                patch_choices()))  # fmt: skip
-            self.store.remember(keys, answer.decision)
-            if not answer.decision.approves:
-                status = (
-                    Status.ABORTED if answer.decision is ReviewDecision.ABORT else Status.DENIED
-                )
-                return PatchDecision(status, reason=_refusal(answer))
-        # Approved by the user, who saw where it writes: applied without the sandbox.
-        return PatchDecision(Status.COMPLETED, sandboxed=False)
-
     # -- questions -----------------------------------------------------------------------
     async def _ask(self, request: ApprovalRequest) -> Answer:
         self._emit(
@@ -507,42 +455,6 @@ class Orchestrator:
         )
         return answer
 
-    async def _ask_exec(
-        self,
-        command: tuple[str, ...],
-        cwd: str,
-        ctx: ExecContext,
-        requirement: NeedsApproval,
-        notes: Sequence[str],
-    ) -> Answer:
-        amendment = requirement.proposed_execpolicy_amendment
-        if requirement.one_shot:
-            offered: tuple[ReviewDecision, ...] = (ReviewDecision.APPROVED, ReviewDecision.ABORT)
-        else:
-            offered = (
-                ReviewDecision.APPROVED,
-                ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-                ReviewDecision.APPROVED_FOR_SESSION,
-                ReviewDecision.DENIED,
-                ReviewDecision.ABORT,
-            )
-        choices = exec_choices(offered, amendment)
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.EXEC,
-                command,
-                cwd,
-                requirement.reason,
-                choices,
-                self._matched_rules(command, ctx),
-                amendment,
-                prefix_rule_line(amendment) if amendment else None,
-                notes=tuple(n for n in notes if n not in (requirement.reason or "")),
-                ladder=self._ladder(command, ctx, amendment) if amendment else None,
-            )
-        )
-
     def _ladder(
         self, command: tuple[str, ...], ctx: ExecContext, amendment: Sequence[str]
     ) -> Callable[[], Sequence[Rung]]:
@@ -554,55 +466,7 @@ class Orchestrator:
 
         return rungs
 
-    async def _ask_escalation(
-        self,
-        command: tuple[str, ...],
-        cwd: str,
-        ctx: ExecContext,
-        reason: str,
-        retry: _Grant,
-        key: str,
-    ) -> Answer:
-        offered = (
-            ReviewDecision.APPROVED,
-            ReviewDecision.APPROVED_FOR_SESSION,
-            ReviewDecision.DENIED,
-            ReviewDecision.ABORT,
-        )
-        if retry.no_sandbox:
-            why = f"{reason}; retry without sandbox?" if "retry" not in reason else reason
-        else:
-            why = f"{reason}; retry with {', '.join(retry.extra_roots)} writable?"
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.ESCALATION,
-                command,
-                cwd,
-                why,
-                exec_choices(offered, None),
-                self._matched_rules(command, ctx),
-                retry_permission=retry.describe(),
-            )
-        )
-
-    async def _ask_network(
-        self, command: tuple[str, ...], cwd: str, host: str, reason: str
-    ) -> Answer:
-        return await self._ask(
-            ApprovalRequest(
-                next_request_id(),
-                RequestKind.NETWORK,
-                command,
-                cwd,
-                reason,
-                network_choices(),
-                host=host,
-                retry_permission=f"host {host}",
-            )
-        )
-
-    # -- answers -------------------------------------------------------------------------
+    # -- answers ------------------------------------------------------------------------
     def _apply_exec_answer(
         self, answer: Answer, requirement: NeedsApproval, key: str
     ) -> ExecResult | None:
@@ -612,42 +476,25 @@ class Orchestrator:
         elif d is ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT:
             amendment = requirement.proposed_execpolicy_amendment
             if answer.rung is not None:
-                self._amend_rung(answer.rung)
+                self._amended(answer.rung.pattern, answer.rung.target,
+                              amendments.allow_rung(answer.rung))  # fmt: skip
             elif amendment:
-                self._amend(amendment)
+                self._amended(amendment, self.amendments_file,
+                              amendments.allow_prefix(self.amendments_file, amendment))  # fmt: skip
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=_refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
 
-    def _amend_rung(self, rung: Rung) -> None:
-        """A rule the person picked on the ladder, written with its examples."""
-        from shellgate.replay.ladder import write
-
-        self.policy.add_prefix_rule(list(rung.pattern), Decision.ALLOW)
-        try:
-            os.makedirs(os.path.dirname(rung.target), exist_ok=True)
-            written = write(rung)
-            self._emit("amendment", file=rung.target, rule=rung.line, written=written)
-        except (RulesError, OSError) as e:
-            self._emit("amendment_failed", file=rung.target, error=str(e))
-
-    def _amend(self, amendment: Sequence[str]) -> None:
-        # The live policy first: the next identical command must not ask, even if the write fails
-        # (Codex only warns then).
-        self.policy.add_prefix_rule(list(amendment), Decision.ALLOW)
-        try:
-            os.makedirs(os.path.dirname(self.amendments_file), exist_ok=True)
-            written = append_allow_prefix_rule(self.amendments_file, list(amendment))
-            self._emit(
-                "amendment",
-                file=self.amendments_file,
-                rule=prefix_rule_line(amendment),
-                written=written,
-            )
-        except (RulesError, OSError) as e:
-            self._emit("amendment_failed", file=self.amendments_file, error=str(e))
+    def _amended(self, pattern: Sequence[str], file: str, written: amendments.Written) -> None:
+        # The live policy too, whatever the write did: the next identical command must not ask
+        # (Codex only warns when the file cannot be written).
+        self.policy.add_prefix_rule(list(pattern), Decision.ALLOW)
+        if written.ok:
+            self._emit("amendment", file=file, rule=written.line, written=written.added)
+        else:
+            self._emit("amendment_failed", file=file, error=written.failure)
 
     def _apply_network_answer(self, answer: Answer, host: str) -> ExecResult | None:
         d = answer.decision
@@ -659,10 +506,7 @@ class Orchestrator:
                 self.host_rules.allow if action is NetworkAction.ALLOW else self.host_rules.deny
             )
             target.add(host)
-            with contextlib.suppress(RulesError, OSError):
-                os.makedirs(os.path.dirname(self.amendments_file), exist_ok=True)
-                for protocol in ("http", "https"):
-                    append_network_rule(self.amendments_file, host, protocol, action.value)
+            if amendments.network(self.amendments_file, host, action.value).ok:
                 self._emit(
                     "network_amendment", file=self.amendments_file, host=host, action=action.value
                 )
@@ -672,11 +516,5 @@ class Orchestrator:
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=_refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
         )
-
-
-def _refusal(answer: Answer) -> str:
-    if answer.decision is ReviewDecision.TIMED_OUT:
-        return "approval timed out: treated as denied"
-    return REJECTED_BY_USER

@@ -127,15 +127,6 @@ def release(token: tuple[str, ...]) -> None:
                     os.unlink(os.path.join(d, _CREATED))
 
 
-@contextlib.contextmanager
-def placeholders_in_use(protected: Sequence[Protected]) -> Iterator[tuple[Protected, ...]]:
-    token, now = acquire(protected)
-    try:
-        yield now
-    finally:
-        release(token)
-
-
 def _remove_if_empty(path: str) -> None:
     with contextlib.suppress(OSError):  # not empty, or a file someone wrote: keep it
         if os.path.isdir(path) and not os.path.islink(path):

@@ -19,54 +19,34 @@ import tty
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice
+from shellgate.rules.shlex_rs import join
+from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
-
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
-
-
-def escape_untrusted(text: str) -> str:
-    """Printable as is; controls and bidi overrides as visible escapes (`\\x1b`, `\\u202e`)."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        elif ch in _BIDI:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
+    from shellgate.approval.amendments import Rung
 
 def render(request: ApprovalRequest) -> str:
-    from shellgate.rules.shlex_rs import join
 
     lines = [request.title, ""]
     if request.reason:
-        lines.append(f"  Reason: {escape_untrusted(request.reason)}")
-    lines.append(f"  $ {escape_untrusted(join(request.command))}")
-    lines.append(f"    in {escape_untrusted(request.cwd)}")
+        lines.append(f"  Reason: {escape_one_line(request.reason)}")
+    lines.append(f"  $ {escape_one_line(join(request.command))}")
+    lines.append(f"    in {escape_one_line(request.cwd)}")
     for rule in request.matched_rules:
         where = rule.source or "heuristics"
-        lines.append(f"  Rule: {rule.decision} `{escape_untrusted(join(rule.prefix))}` ({where})")
+        lines.append(f"  Rule: {rule.decision} `{escape_one_line(join(rule.prefix))}` ({where})")
     if request.amendment_text:
-        lines.append(f"  Would add: {escape_untrusted(request.amendment_text)}")
+        lines.append(f"  Would add: {escape_one_line(request.amendment_text)}")
     if request.retry_permission:
-        lines.append(f"  Retry with: {escape_untrusted(request.retry_permission)}")
+        lines.append(f"  Retry with: {escape_one_line(request.retry_permission)}")
     for note in request.notes:
-        lines.append(f"  Note: {escape_untrusted(note)}")
+        lines.append(f"  Note: {escape_one_line(note)}")
     lines.append("")
     for i, choice in enumerate(request.choices, 1):
         key = "Esc/n" if choice.key == "n" else choice.key
-        lines.append(f"  {i}. {escape_untrusted(choice.label)}  [{key}]")
+        lines.append(f"  {i}. {escape_one_line(choice.label)}  [{key}]")
     return "\n".join(lines) + "\n"
 
 
@@ -116,7 +96,8 @@ class TerminalApprover:
                         return Answer(
                             ReviewDecision.DENIED
                             if any(c.decision is ReviewDecision.DENIED for c in request.choices)
-                            else ReviewDecision.ABORT
+                            else ReviewDecision.ABORT,
+                            unanswered="no answer: standard input is closed",
                         )
                     choice = pick(request, got)
                     if raw:
@@ -142,7 +123,7 @@ class TerminalApprover:
             return Answer.of(choice)
         self.outfile.write("\n  Don't ask again for:\n")
         for i, rung in enumerate(rungs, 1):
-            self.outfile.write(f"  {i}. {escape_untrusted(describe(rung))}\n")
+            self.outfile.write(f"  {i}. {escape_one_line(describe(rung))}\n")
         while True:
             self.outfile.write(f"  Rule to write (1-{len(rungs)}, Enter = 1): ")
             self.outfile.flush()
@@ -154,7 +135,7 @@ class TerminalApprover:
                 rung = rungs[int(key) - 1 if key else 0]
                 if rung.kind == "codex":  # Codex's own amendment, written as Codex writes it
                     return Answer.of(choice)
-                self.outfile.write(f"  -> {escape_untrusted(rung.line)}\n")
+                self.outfile.write(f"  -> {escape_one_line(rung.line)}\n")
                 self.outfile.flush()
                 return Answer(choice.decision, choice.network_action, rung=rung)
             self.outfile.write("  Not one of the rules.\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
@@ -155,7 +156,7 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
     if isinstance(req, Skip):
         rows.append(("requirement", f"skip (bypass_sandbox {str(req.bypass_sandbox).lower()})"))
     elif isinstance(req, NeedsApproval):
-        offered = ", ".join(d.app_server_name for d in req.available_decisions)
+        offered = ", ".join(d.wire for d in req.available_decisions)
         rows.append(("requirement", f"needs approval, offering {offered}"))
         rows.append(("reason", req.reason or "none given"))
     else:
@@ -181,7 +182,6 @@ def _outcome(ex: Explanation) -> list[tuple[str, str]]:
 
 
 def _pattern(words: tuple[str, ...]) -> str:
-    import json
 
     return "[" + ", ".join(json.dumps(w, ensure_ascii=False) for w in words) + "]"
 

@@ -69,7 +69,7 @@ def _requirement(req: ExecApprovalRequirement) -> dict[str, Any]:
     out = requirement_to_json(req)
     if isinstance(req, NeedsApproval):
         out["one_shot"] = req.one_shot
-        out["available_decisions"] = [d.app_server_name for d in req.available_decisions]
+        out["available_decisions"] = [d.wire for d in req.available_decisions]
     return out
 
 

@@ -69,7 +69,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     answer = seam.ask(request, timeout=options.ask_timeout)
     if answer is None:
         return None
-    if answer.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment"):
+    if answer.approved:
         out: dict[str, Any] = {"behavior": "allow"}
     elif answer.answer == "timeout":
         late = f": {answer.message}" if answer.message else ""

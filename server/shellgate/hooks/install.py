@@ -376,18 +376,3 @@ def sandbox_meaning(agent: str, sandbox: str, fallback: str | None, network: str
             f"allows and that is not read-only is {asked}"
         )
     return text
-
-
-
-def main(verb: str, args: list[str]) -> int:
-    if verb == "install":
-        return install_main(args)
-    if verb == "uninstall":
-        return install_main([*args, "--uninstall"])
-    if verb == "status":
-        from shellgate.hooks import status
-
-        return status.main(args)
-    from shellgate.hooks import doctor
-
-    return doctor.main(args)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import time
 from collections.abc import Mapping
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
@@ -175,7 +176,6 @@ def store(path: str, value: dict[str, Any]) -> None:
 def _prune(folder: str, max_total: int = MAX_TOTAL) -> None:
     """Remove entries not read or written for KEEP_SECONDS (a hit refreshes its mtime), then
     the least recently used ones while the rest weigh more than `max_total`."""
-    import time
 
     cutoff = time.time() - KEEP_SECONDS
     kept: list[tuple[float, int, str]] = []

@@ -115,8 +115,8 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
         )
         if options.fallback is Fallback.ASK:
             return Resolution(Verdict.AGENT_ASKS, text)
-        return Resolution(Verdict.BLOCK, text + f", so it was not run ({FALLBACK_ENV}=deny)")
-    if answer.answer in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment"):
+        return Resolution(Verdict.BLOCK, text + ", so it was not run (the fallback is deny)")
+    if answer.approved:
         note = "ShellGate: approved in the editor"
         if answer.amendment_written:
             note += f"; rule added: {answer.amendment_written}"

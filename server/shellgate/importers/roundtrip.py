@@ -19,9 +19,10 @@ from shellgate.approval.context import UNTRUSTED, ExecContext
 from shellgate.importers.claude_code import strip_wrappers
 from shellgate.importers.gemini_match import subject
 from shellgate.importers.model import Combine, Entry, Kind, Source, Tool
-from shellgate.replay.engine import Decided, Outcome
+from shellgate.replay.engine import Decided, Outcome, decide, replay
 from shellgate.replay.model import HistoryCommand
 from shellgate.rules.policy import Policy
+from shellgate.shell.split import extract_shell_script, parse_shell_lc_plain_commands
 
 _OUTCOME_KIND = {Outcome.ALLOW: Kind.ALLOW, Outcome.PROMPT: Kind.ASK, Outcome.FORBIDDEN: Kind.DENY}
 _MAX_PREFIXES_PER_ENTRY = 3  # a regex of many alternatives: a few of them tell the story
@@ -89,7 +90,6 @@ def source_decision(source: Source, command: str) -> tuple[Kind, tuple[Entry, ..
     """All three tools split a script on its operators and decide each command; the
     strictest part decides the script. What Codex's split does not read as plain commands
     (`FOO=1 cmd`, say) is judged whole, as the tool's matcher sees it."""
-    from shellgate.shell.split import parse_shell_lc_plain_commands
 
     parts = parse_shell_lc_plain_commands(["bash", "-lc", command])
     if not parts or len(parts) == 1:
@@ -128,7 +128,6 @@ def as_the_tool_sees(command: str | tuple[str, ...]) -> str:
     as its script (what the agent meant to run); any other argv joined with shell quoting."""
     if isinstance(command, str):
         return command
-    from shellgate.shell.split import extract_shell_script
 
     extracted = extract_shell_script(command)
     return extracted[1] if extracted else shlex.join(command)
@@ -153,7 +152,6 @@ def round_trip(
 ) -> tuple[Row, ...]:
     """One row per entry command, then one per distinct history record as replay counts them
     (command and escalation request); ShellGate's column is replay's decision."""
-    from shellgate.replay.engine import decide, replay
 
     context = context or ExecContext(approval_policy=UNTRUSTED)
     rows = []

@@ -19,6 +19,7 @@ from shellgate.rules.amend import append_rule_lines
 from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
 from shellgate.rules.policy import Policy
+from shellgate.rules.trust import codex_layers_for
 
 _READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
 HEADER = "# Imported by `shellgate import`; each rule's justification names its source."
@@ -158,7 +159,6 @@ def _codex_layers(
 ) -> tuple[list[str], str | None]:
     """The files Codex loads for `cwd` other than the target, and a note when the target is
     not where Codex looks (its rules would do nothing)."""
-    from shellgate.rules.trust import codex_layers_for
 
     layers, _trust = codex_layers_for(cwd, codex_home=codex_home)
     # .rules files only: the round trip's `codex execpolicy check` cannot read requirements.toml

@@ -41,7 +41,3 @@ CODES: dict[str, tuple[Severity, str]] = {
     "check-bad-expectation": (Severity.ERROR, "a `# check: ... => X` names no decision"),
 }
 
-
-def severity_of(code: str) -> Severity:
-    entry = CODES.get(code)
-    return entry[0] if entry else Severity.ERROR

@@ -101,7 +101,7 @@ def codex_findings(
         "file-refused",
         Severity.ERROR,
         f"Codex refuses this whole file: {counted} are ignored, and so are the rules of every "
-        f"other file it loads with it (line {err.line}: {err.message})",
+        f"other file it loads with it (because of the error on line {err.line})",
         first,
         related=((span, "the error"),),
     )

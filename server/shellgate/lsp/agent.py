@@ -31,6 +31,7 @@ from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 
 if TYPE_CHECKING:  # the rest loads with the first task: the server starts without httpx
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # the rest loads with the first task: the server starts witho
     from shellgate.agent.orchestrated import OrchestratedRunner
     from shellgate.approval.cache import ApprovalStore
     from shellgate.approval.context import ExecContext
-    from shellgate.exec.approver import Answer, ApprovalRequest, Approver
+    from shellgate.approval.question import Answer, ApprovalRequest, Approver
     from shellgate.exec.network import HostRules
     from shellgate.lsp.server import ShellGateServer
     from shellgate.rules.policy import Policy
@@ -161,7 +162,6 @@ def register(server: ShellGateServer) -> None:
 
     def new_thread(ls: ShellGateServer, params: StartParams) -> _Thread:
         from shellgate.agent.factory import make_model_client
-        from shellgate.approval.cache import ApprovalStore
         from shellgate.exec.network import HostRules
         from shellgate.lsp.approvals import EditorApprover
         from shellgate.lsp.tracing import context_for
@@ -210,6 +210,7 @@ def register(server: ShellGateServer) -> None:
                 store=thread.store,
                 host_rules=thread.hosts,
                 on_event=on_orchestrator_event,
+                asker="the agent",
             )
         )
 

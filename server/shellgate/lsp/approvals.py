@@ -13,6 +13,7 @@ still arrives for it is not used, and the person is told so (`window/showMessage
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -21,14 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 
+from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice
-from shellgate.exec.terminal import escape_untrusted
+from shellgate.rules.shlex_rs import join
+from shellgate.untrusted import escape_one_line
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 METHOD = "shellgate/approve"
 
@@ -103,18 +105,17 @@ def _refusal(request: ApprovalRequest) -> Answer:
 
 
 def _message(request: ApprovalRequest) -> str:
-    from shellgate.rules.shlex_rs import join
 
-    lines = [f"ShellGate: {request.title}", f"$ {escape_untrusted(join(request.command))}"]
-    lines.append(f"in {escape_untrusted(request.cwd)}")
+    lines = [f"ShellGate: {request.title}", f"$ {escape_one_line(join(request.command))}"]
+    lines.append(f"in {escape_one_line(request.cwd)}")
     if request.reason:
-        lines.append(f"Reason: {escape_untrusted(request.reason)}")
+        lines.append(f"Reason: {escape_one_line(request.reason)}")
     for r in request.matched_rules:
-        lines.append(f"Rule: {r.decision} `{escape_untrusted(join(r.prefix))}` "
+        lines.append(f"Rule: {r.decision} `{escape_one_line(join(r.prefix))}` "
                      f"({r.source or 'heuristics'})")  # fmt: skip
     if request.amendment_text:
-        lines.append(f"Would add: {escape_untrusted(request.amendment_text)}")
-    lines.extend(f"Note: {escape_untrusted(n)}" for n in request.notes)
+        lines.append(f"Would add: {escape_one_line(request.amendment_text)}")
+    lines.extend(f"Note: {escape_one_line(n)}" for n in request.notes)
     return "\n".join(lines)
 
 
@@ -171,7 +172,6 @@ class EditorApprover:
         pick: Callable[[Any], Choice | None],
     ) -> Any:  # fmt: skip
         """The client's response; cancelled (the question is over): the client is told."""
-        import asyncio
         import uuid
 
         msg_id = str(uuid.uuid4())
@@ -209,11 +209,10 @@ class EditorApprover:
         if picked is None:
             return
         from shellgate.broker.protocol import display_name
-        from shellgate.rules.shlex_rs import join
 
         who = f"{display_name(request.agent)}'s request" if request.agent else "the request"
         text = (f"ShellGate: your answer \"{picked.label}\" came too late: {who} to run "
-                f"`{escape_untrusted(join(request.command))}` was already over "
+                f"`{escape_one_line(join(request.command))}` was already over "
                 "(it counted as no), so nothing ran on it")  # fmt: skip
         with contextlib.suppress(Exception):
             self.server.window_show_message(T.ShowMessageParams(T.MessageType.Warning, text))
@@ -223,7 +222,6 @@ async def _ladder(request: ApprovalRequest) -> Sequence[Rung]:
     """The "don't ask again" ladder, read off the event loop (it reads the histories once)."""
     if request.ladder is None:
         return ()
-    import asyncio
 
     return await asyncio.get_running_loop().run_in_executor(None, request.ladder)
 
@@ -239,4 +237,3 @@ def _with_rung(answer: Answer, rungs: Sequence[Rung], index: object) -> Answer:
 
 def register(server: LanguageServer) -> None:
     """Nothing to listen to: run_command (and any other runner) builds an EditorApprover."""
-    server.shellgate_approver_factory = EditorApprover  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
+from pygls.uris import to_fs_path
 
 from shellgate import __version__
 
@@ -114,11 +115,6 @@ class Broker:
             log.debug("close notification failed", exc_info=True)
 
 
-def of(server: Any) -> Broker | None:
-    broker = getattr(server, "shellgate_broker", None)
-    return broker if isinstance(broker, Broker) else None
-
-
 def register(server: ShellGateServer) -> None:
     broker = Broker(server)
     server.shellgate_broker = broker  # type: ignore[attr-defined]
@@ -127,7 +123,6 @@ def register(server: ShellGateServer) -> None:
     def folders_changed(ls: ShellGateServer, params: T.DidChangeWorkspaceFoldersParams) -> None:
         # pygls has updated ls.workspace already; the discovery file follows it.
         if broker.endpoint is not None:
-            from pygls.uris import to_fs_path
 
             paths = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
             broker.endpoint.update_folders([p for p in paths if p])

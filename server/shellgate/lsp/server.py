@@ -36,7 +36,8 @@ FEATURES = (
     "shellgate.lsp.broker",  # outside agents' hooks: the broker endpoint, shellgate/approvals
 )
 
-# Engineer D's features: editor approvals and running commands through the chain.
+# Editor approvals and running commands through the chain: optional, since they need the
+# sandbox and the approval modules; a failure there must not take linting down.
 OPTIONAL_FEATURES = ("shellgate.lsp.approvals", "shellgate.lsp.run_command")
 
 

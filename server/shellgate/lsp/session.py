@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import os
 import threading
@@ -105,7 +106,6 @@ class Settings:
 
 
 def _json(value: object) -> str:
-    import json
 
     return json.dumps(value)
 

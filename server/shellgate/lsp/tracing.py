@@ -9,6 +9,8 @@ from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.explain import Explanation, explain, render_text
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.session import Settings
+from shellgate.rules.layers import default_codex_home
+from shellgate.rules.trust import ConfigError, project_trust
 
 
 def context_for(
@@ -69,8 +71,6 @@ def markdown_trace(ex: Explanation, merged: MergedPolicy) -> str:
 def codex_trust_notes(settings: Settings, roots: Sequence[Path]) -> list[dict[str, object]]:
     """For each workspace folder: does Codex itself read its `.codex/rules`? (The editor runs
     with them, VS Code's workspace trust being the gate; Codex asks its own config.toml.)"""
-    from shellgate.rules.layers import default_codex_home
-    from shellgate.rules.trust import ConfigError, project_trust
 
     home = settings.codex_home or default_codex_home()
     notes: list[dict[str, object]] = []

@@ -18,7 +18,6 @@ NO_EDITOR = (
     "ShellGate: no ShellGate editor is open for {cwd}, so nobody can approve {tool}; denied. "
     "Open the folder in VS Code with the ShellGate extension to approve from there."
 )
-_YES = ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
 
 
 def _command(tool_name: str, tool_input: dict[str, Any]) -> str | list[str]:
@@ -29,8 +28,8 @@ def _command(tool_name: str, tool_input: dict[str, Any]) -> str | list[str]:
     return [tool_name, json.dumps(tool_input, ensure_ascii=False, sort_keys=True)]
 
 
-async def decide(tool_name: str, tool_input: dict[str, Any], *, cwd: str, session_id: str,
-                 timeout: float) -> dict[str, Any]:  # fmt: skip
+async def permission_answer(tool_name: str, tool_input: dict[str, Any], *, cwd: str,
+                            session_id: str, timeout: float) -> dict[str, Any]:  # fmt: skip
     """Claude Code's permission answer for one prompt."""
     try:
         answer = await editor.cancellable(
@@ -43,7 +42,7 @@ async def decide(tool_name: str, tool_input: dict[str, Any], *, cwd: str, sessio
         return {"behavior": "deny", "message": f"ShellGate: the editor could not be asked: {exc}"}
     if answer is None:
         return {"behavior": "deny", "message": NO_EDITOR.format(cwd=cwd, tool=tool_name)}
-    if getattr(answer, "answer", None) in _YES:
+    if answer.approved:
         return {"behavior": "allow", "updatedInput": tool_input}
-    message = getattr(answer, "message", None) or f"the user answered {answer.answer}"
+    message = answer.message or f"the user answered {answer.answer}"
     return {"behavior": "deny", "message": f"ShellGate: {message}"}

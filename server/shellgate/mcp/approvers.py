@@ -14,7 +14,7 @@ the orchestrator only if it asks exactly that; any other question is refused, ne
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -22,13 +22,22 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from shellgate.approval.beyond import gate_requirement
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import ExecContext
+from shellgate.approval.question import (
+    Answer,
+    ApprovalRequest,
+    Choice,
+    RequestKind,
+    _strip_bash_lc,
+    exec_question,
+)
 from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
-from shellgate.exec.approver import Answer, ApprovalRequest, Choice, RequestKind, exec_choices
-from shellgate.exec.terminal import escape_untrusted
 from shellgate.mcp import editor
 from shellgate.mcp.call import ShellCall
 from shellgate.rules.policy import Policy
+from shellgate.untrusted import escape_one_line
+
+ASKER = "the agent"  # the MCP client's model reads the person's words
 
 NOBODY = (
     "nobody could be asked (no ShellGate editor is open for this folder and the MCP client "
@@ -77,12 +86,11 @@ def _drop_title(schema: dict[str, Any]) -> None:
 
 def _message(title: str, command: Sequence[str], reason: str | None,
              notes: Sequence[str] = ()) -> str:  # fmt: skip
-    from shellgate.exec.approver import _strip_bash_lc
 
-    lines = [f"ShellGate: {title}", f"$ {escape_untrusted(_strip_bash_lc(command))}"]
+    lines = [f"ShellGate: {title}", f"$ {escape_one_line(_strip_bash_lc(command))}"]
     if reason:
-        lines.append(f"Reason: {escape_untrusted(reason)}")
-    lines += [escape_untrusted(n) for n in notes]
+        lines.append(f"Reason: {escape_one_line(reason)}")
+    lines += [escape_one_line(n) for n in notes]
     return "\n".join(lines)
 
 
@@ -90,8 +98,6 @@ def predict_question(
     call: ShellCall, context: ExecContext, policy: Policy, store: ApprovalStore
 ) -> Question | None:
     """The orchestrator's first question for `call`, worked out as it does, or None."""
-    from dataclasses import replace
-
     ctx = replace(context, sandbox_permissions=call.permissions,
                   justification=call.justification)  # fmt: skip
     requirement = gate_requirement(list(call.argv), ctx, policy)  # what bash runs, too
@@ -99,15 +105,9 @@ def predict_question(
         return None
     if store.lookup([shell_approval_key(list(call.argv), call.workdir, call.permissions)]):
         return None
-    amendment = requirement.proposed_execpolicy_amendment
-    offered = (
-        (ReviewDecision.APPROVED, ReviewDecision.ABORT) if requirement.one_shot
-        else (ReviewDecision.APPROVED, ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-              ReviewDecision.APPROVED_FOR_SESSION, ReviewDecision.DENIED, ReviewDecision.ABORT)
-    )  # fmt: skip
-    choices = exec_choices(offered, amendment)
-    return Question(_message("Would you like to run the following command?", call.argv,
-                             requirement.reason), tuple(c.label for c in choices))  # fmt: skip
+    asked = exec_question(tuple(call.argv), call.workdir, requirement, (), asker=ASKER)
+    return Question(_message(asked.title, call.argv, asked.reason),
+                    tuple(c.label for c in asked.choices))  # fmt: skip
 
 
 def _by_label(request: ApprovalRequest, label: object) -> Choice | None:
@@ -188,7 +188,7 @@ class CallApprover:
             # different rule matched by now): never reuse an answer for another question.
             self.refusals.append(
                 "ShellGate had to ask a different question than the one answered (" +
-                escape_untrusted(request.reason or request.kind.value) + "): refused")
+                escape_one_line(request.reason or request.kind.value) + "): refused")
             return Answer(ReviewDecision.DENIED)
         self.answered = None  # one answer, one question
         data = getattr(outcome, "data", None)

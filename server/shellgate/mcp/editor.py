@@ -11,19 +11,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from shellgate.approval.question import Answer, ApprovalRequest, RequestKind
 from shellgate.approval.review import ReviewDecision
 from shellgate.broker import client
 from shellgate.broker.protocol import AgentAnswer, AgentRequest
-from shellgate.exec.approver import Answer, ApprovalRequest, RequestKind
 
-_ANSWERS = {
-    "accept": ReviewDecision.APPROVED,
-    "acceptForSession": ReviewDecision.APPROVED_FOR_SESSION,
-    "acceptWithExecpolicyAmendment": ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
-    "decline": ReviewDecision.DENIED,
-    "cancel": ReviewDecision.ABORT,
-    "timeout": ReviewDecision.TIMED_OUT,
-}
 T = TypeVar("T")
 
 
@@ -80,7 +72,7 @@ def ask(
         timeout=timeout, cancel=cancel)  # fmt: skip
     if answer is None:
         return None
-    decision = _ANSWERS.get(answer.answer, ReviewDecision.DENIED)
+    decision = ReviewDecision.from_wire(answer.answer) or ReviewDecision.DENIED
     if decision.approves and request.choice(decision.value) is None:
         # An answer this question did not offer (e.g. "don't ask again" for a one-off): the
         # plain yes, never more than was offered.

@@ -166,7 +166,7 @@ async def approve(
     tool_use_id: str | None = None,
 ) -> str:
     session = _session(ctx)
-    decision = await approve_tool.decide(tool_name, input, cwd=session.workspace,
+    decision = await approve_tool.permission_answer(tool_name, input, cwd=session.workspace,
                                          session_id=session.session_id,
                                          timeout=session.approval_timeout)  # fmt: skip
     return json.dumps(decision, ensure_ascii=False)

@@ -21,16 +21,16 @@ from typing import Any
 from shellgate.agent.tool import format_ran
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-from shellgate.exec.approver import Approver
+from shellgate.approval.question import REJECTED_BY_USER, Approver
 from shellgate.exec.denial import Outcome
 from shellgate.exec.orchestrator import (
-    REJECTED_BY_USER,
     ExecRequest,
     ExecResult,
     Orchestrator,
     Status,
 )
 from shellgate.exec.probe import SandboxProbe
+from shellgate.mcp.approvers import ASKER
 from shellgate.mcp.call import ShellCall
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
@@ -93,7 +93,7 @@ class McpSession:
         orchestrator = Orchestrator(
             policy, approver, self.context, codex_home=str(self.codex_home),
             writable_roots=(self.workspace,), approval_timeout=self.approval_timeout,
-            probe=self.probe, store=self.store)  # fmt: skip
+            probe=self.probe, store=self.store, asker=ASKER)  # fmt: skip
         request = ExecRequest(
             call.argv, call.workdir, call.permissions, call.justification,
             timeout=call.timeout_ms / 1000 if call.timeout_ms else None)  # fmt: skip

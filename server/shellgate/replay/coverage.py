@@ -12,10 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shellgate.approval.context import ExecContext
+from shellgate.approval.requirement import commands_for_exec_policy
 from shellgate.replay.engine import Outcome, RuleKey, context_for, decide
 from shellgate.replay.model import HistoryCommand
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
+from shellgate.shell.split import parse_shell_lc_plain_commands
 
 EXAMPLES = 20
 
@@ -51,8 +53,6 @@ class DecisionChange:
 
 def segments_of(command: Command) -> tuple[tuple[str, ...], ...]:
     """The commands Codex's rules see, split as `explain` splits them."""
-    from shellgate.approval.requirement import commands_for_exec_policy
-    from shellgate.shell.split import parse_shell_lc_plain_commands
 
     argv = ["bash", "-lc", command] if isinstance(command, str) else list(command)
     plain = parse_shell_lc_plain_commands(argv)

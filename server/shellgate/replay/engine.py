@@ -15,6 +15,7 @@ from enum import Enum
 
 from shellgate.approval.context import ExecContext, SandboxPermissions
 from shellgate.approval.requirement import Forbidden, NeedsApproval
+from shellgate.explain import explain
 from shellgate.explain.model import Explanation
 from shellgate.replay.model import HistoryCommand
 from shellgate.rules.policy import Policy
@@ -95,7 +96,6 @@ def decide(
     *,
     cwd: str | None = None,
 ) -> Decided:
-    from shellgate.explain import explain
 
     explanation = explain(command if isinstance(command, str) else list(command),
                           policy=policy, context=context, cwd=cwd, warnings=False)  # fmt: skip

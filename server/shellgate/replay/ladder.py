@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from shellgate.approval.amendments import Rung
 from shellgate.approval.context import ExecContext
-from shellgate.replay.coverage import CoverageIndex
+from shellgate.replay.coverage import CoverageIndex, segments_of
 from shellgate.replay.engine import Outcome, context_for, decide
-from shellgate.replay.variants import DESTRUCTIVE, AdmittedVariant, admitted
+from shellgate.replay.model import ReadStats
+from shellgate.replay.sources import default_sources, read_sources
+from shellgate.replay.variants import DESTRUCTIVE, admitted
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
@@ -32,29 +34,6 @@ NOT_PROGRAM_WIDE = frozenset({
 MAX_NOT_MATCH = 3
 MAX_CANDIDATES = 5000  # past commands re-decided per rung, at most
 
-
-
-@dataclass(frozen=True, slots=True)
-class Rung:
-    kind: str  # "codex" (Codex's proposal), "family", "program"
-    pattern: tuple[str, ...]
-    allowed: int  # past commands (repeats included) it would have let run unasked
-    asked_before: int  # of those, how many asked under the rules as they are
-    admits: tuple[AdmittedVariant, ...]
-    match: tuple[str, ...]  # taken from the real command
-    not_match: tuple[tuple[str, ...], ...]  # dangerous variants it excludes
-    target: str  # the rules file it would be appended to
-
-    @property
-    def line(self) -> str:
-        from shellgate.rules.amend import prefix_rule_line_with_examples
-
-        return prefix_rule_line_with_examples(self.pattern, [self.match], self.not_match)
-
-    @property
-    def label(self) -> str:
-        return {"codex": "this command (Codex's proposal)", "family": "the subcommand family",
-                "program": "the whole program"}[self.kind]  # fmt: skip
 
 
 def _word(token: str) -> bool:
@@ -107,7 +86,6 @@ def ladder(
     ask again", and neither does the ladder)."""
     if not amendment:
         return ()
-    from shellgate.replay.coverage import segments_of
 
     cmd = command if isinstance(command, str) else tuple(command)
     segments = segments_of(cmd)
@@ -163,23 +141,7 @@ def to_json(rung: Rung) -> dict[str, object]:
 def history_index() -> CoverageIndex:
     """The user's histories from the default places, read once per process (for `shellgate
     run` and `agent`); `SHELLGATE_REPLAY=0` reads none (the counts are then zero)."""
-    from shellgate.replay.model import ReadStats
-    from shellgate.replay.sources import default_sources, read_sources
 
     if os.environ.get("SHELLGATE_REPLAY") == "0":
         return CoverageIndex(())
     return CoverageIndex(read_sources(default_sources(), ReadStats()))
-
-
-def write(rung: Rung) -> bool:
-    """Append the rung's rule (with its examples) to its target under the amendment lock.
-    The line is first checked by ShellGate's own loader (examples included): a rule Codex
-    would reject is never written. Returns False when the identical line was already there."""
-    from shellgate.rules.amend import AmendError, append_rule_lines
-    from shellgate.rules.loader import parse_text
-
-    line = rung.line
-    parsed = parse_text(line + "\n", rung.target, {})
-    if parsed.error is not None:
-        raise AmendError(f"refusing to write {line}: {parsed.error}")
-    return bool(append_rule_lines(rung.target, [line]))

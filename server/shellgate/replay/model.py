@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from shlex import join
 
 # How many unreadable entries a report names (the rest are only counted).
 NAMED_SKIPS = 5
@@ -28,7 +29,6 @@ class HistoryCommand:
     def text(self) -> str:
         if isinstance(self.command, str):
             return self.command
-        from shlex import join
 
         return join(self.command)
 

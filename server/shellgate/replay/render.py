@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from shellgate.approval.requirement import requirement_type
 from shellgate.replay.against import Comparison
 from shellgate.replay.engine import Decided, Entry, Outcome
 from shellgate.replay.report import Report
@@ -92,7 +93,6 @@ def to_json(
 
 
 def _decision(entry: Entry, redact: Callable[[str], str]) -> dict[str, Any]:
-    from shellgate.approval.requirement import requirement_type
 
     last = entry.last
     command = entry.key[0]

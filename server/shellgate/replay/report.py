@@ -7,10 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shellgate.approval.amendments import AdmittedVariant
 from shellgate.approval.context import ExecContext
-from shellgate.replay.engine import Decided, Entry, Outcome, Replay, RuleKey, decide
+from shellgate.replay.engine import Decided, Entry, Outcome, Replay, RuleKey, context_for, decide
 from shellgate.replay.model import ReadStats
-from shellgate.replay.variants import AdmittedVariant, admitted
+from shellgate.replay.variants import admitted
+from shellgate.rules.amend import prefix_rule_line
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
@@ -42,7 +44,6 @@ class Suggestion:
 
     @property
     def rule_text(self) -> str:
-        from shellgate.rules.amend import prefix_rule_line
 
         return prefix_rule_line(self.prefix)
 
@@ -130,7 +131,6 @@ def suggestions(
         trial.add_prefix_rule(prefix, Decision.ALLOW)
         removes = 0
         for entry in group:
-            from shellgate.replay.engine import context_for
 
             again = decide(entry.key[0], trial, context_for(context, entry.key[1]))
             if again.outcome is Outcome.ALLOW:

@@ -12,8 +12,8 @@ that decides it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from shellgate.approval.amendments import AdmittedVariant
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
@@ -54,12 +54,6 @@ DESTRUCTIVE: tuple[tuple[str, ...], ...] = (
     ("xargs", "rm", "-rf"),
     ("sudo", "rm", "-rf", "/"),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class AdmittedVariant:
-    argv: tuple[str, ...]
-    what: str  # why it matters
 
 
 def admitted(prefix: Sequence[str], policy: Policy, limit: int = 4) -> tuple[AdmittedVariant, ...]:

@@ -107,6 +107,3 @@ def debug_match(m: PrefixRuleMatch) -> str:
         f"justification: {_debug_option(m.justification)} }}"
     )
 
-
-def debug_rules(rules: Sequence[PrefixRule]) -> str:
-    return "[" + ", ".join(debug_rule(r) for r in rules) + "]"

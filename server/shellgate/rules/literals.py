@@ -10,6 +10,7 @@ maps columns of the rewritten text back (lines never change).
 
 from __future__ import annotations
 
+import ast
 import re
 
 from shellgate.rules.instrument import ColumnMap
@@ -155,7 +156,6 @@ def _field_literal(text: str, start: int, outer: str, edits: _Edits) -> int:
     if outer[0] not in literal and "\\" not in literal:
         return end
     try:
-        import ast
 
         value = ast.literal_eval(literal)
     except (SyntaxError, ValueError):

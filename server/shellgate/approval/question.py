@@ -1,8 +1,11 @@
-"""What an approver is asked and what it answers, and the approvers that need no person.
+"""The approval seam: what a person is asked (`ApprovalRequest`: what runs, for whom, why, the
+choices), what they answer (`Answer`), and the approvers that need no person.
 
-Every front end (terminal, editor, tests) implements `Approver.request_approval`. A request
-carries everything a person needs to decide: the command, cwd, reason, the rules that matched,
-the proposed amendment spelt out, and the choices on offer.
+Every front end (terminal, editor dialog, broker desk, MCP elicitation) implements
+`Approver.request_approval`, and every question is built here: a request carries everything a
+person needs to decide: the command, cwd, reason, the rules that matched, the proposed amendment
+spelt out, and the choices on offer, worded for whoever reads the person's words (`asker`).
+What an answer does is `shellgate.approval.amendments` (written) and the caller's flow (run).
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
+from shellgate.rules.amend import prefix_rule_line
+from shellgate.rules.policy import Evaluation, HeuristicsRuleMatch, PrefixRuleMatch
+from shellgate.rules.shlex_rs import join
 
 if TYPE_CHECKING:
-    from shellgate.replay.ladder import Rung
+    from shellgate.approval.amendments import Rung
 
 
 class RequestKind(enum.Enum):
@@ -71,6 +78,7 @@ class ApprovalRequest:
     retry_permission: str | None = None  # ESCALATION: what the retry would get
     notes: tuple[str, ...] = ()  # e.g. why the sandbox is unavailable
     agent: str | None = None  # an outside agent asking through the broker ("claude-code")
+    asker: str | None = None  # its name as people read it ("Claude Code"), for the title
     explain: Mapping[str, Any] | None = None  # its explain trace (explain.schema.json)
     # "Don't ask again" candidates, narrow to broad (shellgate.replay.ladder), computed only
     # when the person picks that choice: they read the user's histories.
@@ -78,10 +86,8 @@ class ApprovalRequest:
 
     @property
     def title(self) -> str:
-        if self.agent is not None and self.kind is RequestKind.EXEC:
-            from shellgate.broker.protocol import display_name
-
-            return f"{display_name(self.agent)} wants to run the following command"
+        if self.asker is not None and self.kind is RequestKind.EXEC:
+            return f"{self.asker} wants to run the following command"
         if self.kind is RequestKind.NETWORK:
             return f'Do you want to approve network access to "{self.host}"?'
         if self.kind is RequestKind.PATCH:
@@ -98,6 +104,7 @@ class Answer:
     network_action: NetworkAction | None = None
     message: str | None = None  # the person's words, when the front end takes them
     rung: Rung | None = None  # the ladder's rule picked for "don't ask again" (None: Codex's)
+    unanswered: str | None = None  # why nobody answered ("standard input is closed"): a no
 
     @classmethod
     def of(cls, choice: Choice, message: str | None = None) -> Answer:
@@ -105,6 +112,38 @@ class Answer:
 
 
 TIMED_OUT = Answer(ReviewDecision.TIMED_OUT)
+
+
+def refusal(answer: Answer) -> str:
+    """Why a command did not run, for the caller's result: the person said no, or nobody did."""
+    if answer.unanswered is not None:
+        return f"{answer.unanswered}: treated as denied"
+    if answer.decision is ReviewDecision.TIMED_OUT:
+        return "approval timed out: treated as denied"
+    return REJECTED_BY_USER
+
+
+REJECTED_BY_USER = "rejected by user"
+
+
+def abort_label(asker: str | None) -> str:
+    """The last choice: Codex's wording names who reads the person's words next; with nobody
+    (`shellgate run`, the editor's Run Command) it just stops."""
+    return "No, and stop" if asker is None else f"No, and tell {asker} what to do differently"
+
+
+def exec_offered(one_shot: bool) -> tuple[ReviewDecision, ...]:
+    """What a command's first question offers (Codex's order): a one-shot question (no sandbox
+    to run in) only yes or stop, since an amendment would let it run unsandboxed for good."""
+    if one_shot:
+        return (ReviewDecision.APPROVED, ReviewDecision.ABORT)
+    return (
+        ReviewDecision.APPROVED,
+        ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT,
+        ReviewDecision.APPROVED_FOR_SESSION,
+        ReviewDecision.DENIED,
+        ReviewDecision.ABORT,
+    )
 
 
 class Approver(Protocol):
@@ -119,7 +158,6 @@ def next_request_id() -> str:
 
 
 def _strip_bash_lc(prefix: Sequence[str]) -> str:
-    from shellgate.rules.shlex_rs import join
 
     words = list(prefix)
     if (
@@ -132,7 +170,7 @@ def _strip_bash_lc(prefix: Sequence[str]) -> str:
 
 
 def exec_choices(
-    decisions: Iterable[ReviewDecision], amendment: Sequence[str] | None
+    decisions: Iterable[ReviewDecision], amendment: Sequence[str] | None, asker: str | None
 ) -> tuple[Choice, ...]:
     """Codex's overlay options for a command, in its order, for the offered decisions."""
     offered = set(decisions)
@@ -160,11 +198,11 @@ def exec_choices(
     if ReviewDecision.DENIED in offered:
         out.append(Choice(ReviewDecision.DENIED, "No, continue without running it", "d"))
     if ReviewDecision.ABORT in offered:
-        out.append(Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"))
+        out.append(Choice(ReviewDecision.ABORT, abort_label(asker), "n"))
     return tuple(out)
 
 
-def network_choices() -> tuple[Choice, ...]:
+def network_choices(asker: str | None) -> tuple[Choice, ...]:
     return (
         Choice(ReviewDecision.APPROVED, "Yes, just this once", "y"),
         Choice(
@@ -184,17 +222,7 @@ def network_choices() -> tuple[Choice, ...]:
             "d",
             NetworkAction.DENY,
         ),
-        Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"),
-    )
-
-
-def patch_choices() -> tuple[Choice, ...]:
-    return (
-        Choice(ReviewDecision.APPROVED, "Yes, proceed", "y"),
-        Choice(
-            ReviewDecision.APPROVED_FOR_SESSION, "Yes, and don't ask again for these files", "a"
-        ),
-        Choice(ReviewDecision.ABORT, "No, and tell Codex what to do differently", "n"),
+        Choice(ReviewDecision.ABORT, abort_label(asker), "n"),
     )
 
 
@@ -237,3 +265,57 @@ async def ask_with_timeout(
         return await asyncio.wait_for(approver.request_approval(request), timeout)
     except TimeoutError:
         return TIMED_OUT
+
+
+# -- the questions the flow asks (Codex's ToolOrchestrator: approval, then escalation) --------
+def matched_rules(evaluation: Evaluation) -> tuple[MatchedRule, ...]:
+    """The rules (or heuristics) an evaluation matched, as a question shows them."""
+    out: list[MatchedRule] = []
+    for m in evaluation.matched_rules:
+        if isinstance(m, PrefixRuleMatch):
+            span = m.rule.span
+            src = f"{span.path}:{span.line}:{span.column}" if span else None
+            out.append(MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification))
+        elif isinstance(m, HeuristicsRuleMatch):
+            out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
+    return tuple(out)
+
+
+def exec_question(
+    command: tuple[str, ...], cwd: str, requirement: NeedsApproval,
+    matched: tuple[MatchedRule, ...], *, notes: Sequence[str] = (), asker: str | None,
+    ladder: Callable[[], Sequence[Rung]] | None = None,
+) -> ApprovalRequest:  # fmt: skip
+    """Before the first attempt: the rules asked."""
+    amendment = requirement.proposed_execpolicy_amendment
+    return ApprovalRequest(
+        next_request_id(), RequestKind.EXEC, command, cwd, requirement.reason,
+        exec_choices(exec_offered(requirement.one_shot), amendment, asker), matched, amendment,
+        prefix_rule_line(amendment) if amendment else None,
+        notes=tuple(n for n in notes if n not in (requirement.reason or "")),
+        ladder=ladder)  # fmt: skip
+
+
+def escalation_question(
+    command: tuple[str, ...], cwd: str, reason: str, roots: Sequence[str], permission: str,
+    matched: tuple[MatchedRule, ...], asker: str | None,
+) -> ApprovalRequest:  # fmt: skip
+    """The sandbox denied it: retry with `roots` writable, or without a sandbox (no roots)."""
+    if not roots:
+        why = f"{reason}; retry without sandbox?" if "retry" not in reason else reason
+    else:
+        why = f"{reason}; retry with {', '.join(roots)} writable?"
+    offered = (ReviewDecision.APPROVED, ReviewDecision.APPROVED_FOR_SESSION,
+               ReviewDecision.DENIED, ReviewDecision.ABORT)  # fmt: skip
+    return ApprovalRequest(
+        next_request_id(), RequestKind.ESCALATION, command, cwd, why,
+        exec_choices(offered, None, asker), matched, retry_permission=permission)  # fmt: skip
+
+
+def network_question(
+    command: tuple[str, ...], cwd: str, host: str, reason: str, asker: str | None
+) -> ApprovalRequest:
+    """The proxy blocked a host."""
+    return ApprovalRequest(
+        next_request_id(), RequestKind.NETWORK, command, cwd, reason, network_choices(asker),
+        host=host, retry_permission=f"host {host}")  # fmt: skip
