@@ -17,7 +17,7 @@ from exec_helpers import GIT_ENV
 
 from etc_overlay import etc_overlay_argv
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-from shellgate.exec.approver import AutomaticApprover
+from shellgate.approval.question import AutomaticApprover
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
 from shellgate.exec.probe import SandboxProbe
 from shellgate.exec.runner import AttemptResult, run_attempt
