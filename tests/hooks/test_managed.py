@@ -252,7 +252,7 @@ def test_doctor_finds_the_managed_hooks_live(home: Home) -> None:
     codex = str(realtools.codex())
     for agent in ETC:
         managed_install(home, agent)
-    doctor = [sys.executable, "-m", "shellgate", "hook", "doctor", "--codex", codex]
+    doctor = [sys.executable, "-m", "shellgate", "hook", "doctor", *ETC, "--codex", codex]
     done = subprocess.run(etc_overlay_argv(home.root / "s", etc_dirs(home), doctor, net=True),
                           env=home.env(), cwd=home.ws, capture_output=True, text=True,
                           timeout=120)  # fmt: skip

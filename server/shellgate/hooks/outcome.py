@@ -96,7 +96,7 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
         confine = decision.confine  # broker.decide: every command bash runs, looked at
-        unconfined = _unconfined(confine, options, agent_name)
+        unconfined = _unconfined(confine, _sandbox_of(options, decision), agent_name)
         if unconfined is None:
             return _allowed(
                 request, options, decision, "ShellGate: no approval needed under Codex's rules",
@@ -129,12 +129,22 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
 
 
-def _unconfined(confine: bool, options: Options, agent_name: str) -> str | None:
+def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:
+    """The sandbox the rewrite uses: the hook's, unless the admin's requirements clamped it."""
+    context = (decision.explain or {}).get("context") or {}
+    session = context.get("session") or {}
+    if session and context.get("sandbox") != session.get("requested_sandbox"):
+        clamped: str | None = context.get("sandbox")
+        return clamped
+    return options.sandbox
+
+
+def _unconfined(confine: bool, sandbox: str | None, agent_name: str) -> str | None:
     """Why an allowed command must be asked after all (None: it may run unasked)."""
     if not confine:
         return None
     base = "no rule allows it and it is not read-only"
-    if options.sandbox is None:
+    if sandbox is None or sandbox == NO_SANDBOX:
         return (
             f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
             f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
@@ -161,10 +171,7 @@ def _allowed(
     session = context.get("session") or {}
     if session.get("warnings"):
         reason += " (requirements: " + "; ".join(session["warnings"]) + ")"
-    sandbox = options.sandbox
-    if session and context.get("sandbox") != session.get("requested_sandbox"):
-        # the admin's requirements clamped the sandbox: the command runs in the one they allow
-        sandbox = context.get("sandbox")
+    sandbox = _sandbox_of(options, decision)
     # The admin's deny_read holds only inside the sandbox: with it, nothing runs outside one.
     denied = bool(session.get("deny_read"))
     if sandbox is None or not isinstance(request.command, str):
