@@ -59,6 +59,7 @@ FORBIDDEN = [
     "echo 'rm x' | sh -s", "printf '%s\\n' 'rm -rf x' | bash", "fish -c 'rm x'",
     "ls | xargs -I{} sh -c 'rm {}'", "r\\\nm x", "$'\\x72''m' x",
     "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "builtin eval 'rm x'", "su - root -c 'rm x'",
+    "time -p { rm -rf x; }", "! { rm x; }", "git 2>/dev/null push origin", "git >x push",
     # git's global options
     "git -C . push origin main", "git -c k=v push", "git --no-pager push",
     "git --git-dir=.git push", "git -C . -c a=b --no-pager push", "sh -c 'git -C . push'",
@@ -74,6 +75,7 @@ UNKNOWABLE = [
     "timeout 5 $CMD", "xargs $CMD", "sh -c \"$S\"", "git $SUB origin", "IFS=,; rm${IFS}x",
     "sudo $CMD", "echo 'rm x' | { bash; }", "echo 'rm x' > >(sh)", "echo x | xargs sh -c",
     "bash < <(echo rm)", "x=rm; $x -rf y", "f() { \"$@\"; }; f rm x",
+    "cat <<EOF > /dev/null; git > out push\nhi\nEOF",  # tree-sitter errors: asked
 ]
 
 # Ordinary commands: nothing more than Codex.

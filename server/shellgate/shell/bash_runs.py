@@ -429,7 +429,11 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
     previous: Node | None = None
     for child in node.children:
-        if child.type in _REDIRECTS or child.type == "variable_assignment":
+        if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
+            groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child)]
+            previous = None
+            continue
+        if child.type == "variable_assignment":
             previous = None
             continue
         if not child.is_named and child.type != "$":
@@ -447,6 +451,11 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                 ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
             groups[-1].append([child.start_byte, child.end_byte])
         previous = child
+    statement = node.parent
+    if statement is not None and statement.type == "redirected_statement":
+        for r in statement.named_children:
+            if r.type in _REDIRECTS:
+                groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(r)]
 
     def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
         return _stdin_of(node, src, ctx)
@@ -504,6 +513,18 @@ def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> No
         words.append([base + piece, end])
     else:
         words.append([start, end])
+
+
+_NOT_WORDS = frozenset({"file_descriptor", "heredoc_start", "heredoc_body", "heredoc_end",
+                        "pipeline", *_REDIRECTS})  # fmt: skip
+
+
+def _redirect_words(r: Node) -> list[Node]:
+    """The words tree-sitter puts in a redirection that are the command's arguments to bash:
+    those after a file redirection's target or a here-string, and after a here-document's
+    delimiter (`ls > out a`, `cat <<EOF a`)."""
+    words = [c for c in r.named_children if c.type not in _NOT_WORDS]
+    return words if r.type == "heredoc_redirect" else words[1:]
 
 
 def _crosses_line(between: bytes) -> bool:
@@ -654,6 +675,9 @@ def _argv(
         return ctx.add(Run((), via, unknowable=f"commands nested more than {MAX_DEPTH} deep"))
     name = executable_name_lookup_key(words[0]) or words[0]
     here = (*via, name)
+    if words[0] in _RESERVED and len(words) > 1:  # `time -p { rm x; }`: tree-sitter's recovery
+        return _argv(words[1:], frozenset(i - 1 for i in dynamic if i), here, depth + 1, ctx,
+                     stdin, open_tail)  # fmt: skip
 
     def inner(start: int, *, label: str = name, tail: bool = open_tail) -> bool:
         rest = words[start:]
@@ -834,9 +858,14 @@ def _dash_c(words: tuple[str, ...]) -> tuple[int, str] | None:
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Bash's reserved words, which tree-sitter can leave at the head of a command (`time -p {`):
+# bash runs what follows.
+_RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "elif", "if", "while",
+                       "until", "fi", "done", "esac", "in", "[[", "]]"})  # fmt: skip
 # Every program whose arguments `_argv` reads; any other command runs only its own words.
-_LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, "eval", "source",
-                         ".", "alias", "trap", "watch", "find", "sudo"})  # fmt: skip
+_LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, *_RESERVED,
+                         "eval", "source", ".", "alias", "trap", "watch", "find",
+                         "sudo"})  # fmt: skip
 
 
 def runs_arguments(program: str) -> bool:
