@@ -53,6 +53,9 @@ FOUND = [
     ("rm", "coproc { \\rm -rf x; }"),
     ("rm", "coproc if true; then \\rm -rf x; fi"),
     ("rm", "time function f0 { \\rm -rf x; }\nf0"),
+    ("rm", "! function f0 { rm -rf x; }\nf0"),
+    ("rm", "! { ${X:-rm} -rf x; }"),  # a run-time name after a skipped reserved word
+    ("rm", "time { $(echo rm) -rf x; }"),
     ("rm", "bash <<'EOF'\n\\rm -rf x\nEOF\n"),
     ("rm", "! sh -s <<'EOF'\nrm -rf x\nEOF\n"),
     ("rm", "echo x | bash <<'EOF'\nrm -rf x\nEOF\n"),  # the here-doc, not the pipe, is stdin
