@@ -380,7 +380,7 @@ function writeUserSettings(change) {
     const guard = page.locator(sel.statusItem, { hasText: "VS Code's agent: no ShellGate" });
     // Through the Settings editor (a modal in 1.139): code-server does not notice a settings.json
     // written from outside.
-    const toggleUseHooks = async () => {
+    const toggleUseHooks = async (guardState) => {
       await command(page, 'Preferences: Open User Settings');
       await page.waitForSelector('.settings-editor', { timeout: 20000 });
       await page.locator('.settings-editor .suggest-input-container').first().click();
@@ -389,20 +389,20 @@ function writeUserSettings(change) {
       const setting = page.locator('.settings-editor .setting-item-bool', { hasText: 'Use Hooks' }).first();
       await setting.waitFor({ timeout: 20000 });
       await setting.locator('.setting-value-checkbox').first().click();
+      // The editor writes the setting a moment later: close it only once the status bar follows.
+      await guard.first().waitFor({ state: guardState, timeout: 20000 });
       await command(page, 'View: Close All Editors'); // the modal would cover the status bar
     };
     await check("status bar: VS Code's agent without ShellGate is said (chat.useHooks off), and not when it asks", async () => {
       if (await guard.count()) throw new Error('the warning shows while the hook is installed and hooks are on');
-      await toggleUseHooks();
-      await guard.first().waitFor({ timeout: 20000 });
+      await toggleUseHooks('visible');
       await guard.first().hover();
       const tip = page.locator(`${sel.hover}, .workbench-hover`, { hasText: 'chat.useHooks' }).first();
       await tip.waitFor({ timeout: 10000 });
       const text = (await tip.innerText()).replace(/\s+/g, ' ');
       await page.screenshot({ path: path.join(SHOTS, 'agent-guard.png') });
       await page.mouse.move(5, 5);
-      await toggleUseHooks();
-      await guard.first().waitFor({ state: 'hidden', timeout: 20000 });
+      await toggleUseHooks('hidden');
       return text.slice(0, 200);
     });
 
