@@ -1,7 +1,8 @@
 """Whole-process `shellgate hook`, an allowed command, no editor reachable (issue 11).
 
 Each round runs, in turn: a bare `python -c pass` start (the floor), and `shellgate hook
-claude-code`, `gemini` and `codex` on a PreToolUse/BeforeTool event for `git status` under a
+claude-code`, `gemini`, `codex` and `copilot` (Copilot CLI's PreToolUse `Bash` and camelCase
+`preToolUse` events, VS Code's agent's `run_in_terminal`) for `git status` under a
 3-rule policy (the second and later runs: the decision memo's path, as for any command an
 agent repeats), exactly as the agents start the hook (the installed command: this interpreter,
 `-I -m shellgate hook AGENT`, the event on stdin). Prints p50 and p90 of each, the load
@@ -31,10 +32,17 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 prefix_rule(pattern=["git", ["push", "fetch"]], decision="prompt", justification="network")
 prefix_rule(pattern=["rm", "-rf"], decision="forbidden")
 """
+# label: (agent, event without cwd and command, the key holding {"command": ...})
 EVENTS = {
-    "claude-code": {"hook_event_name": "PreToolUse", "tool_name": "Bash"},
-    "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"},
-    "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash"},
+    "claude-code": ("claude-code", {"hook_event_name": "PreToolUse", "tool_name": "Bash"}),
+    "gemini": ("gemini", {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}),
+    "codex": ("codex", {"hook_event_name": "PreToolUse", "tool_name": "Bash"}),
+    "copilot (CLI)": ("copilot", {"hook_event_name": "PreToolUse", "tool_name": "Bash"}),
+    "copilot (CLI, camel)": ("copilot", {"toolName": "bash", "timestamp": 1}),
+    "copilot (VS Code)": (
+        "copilot",
+        {"hook_event_name": "PreToolUse", "tool_name": "run_in_terminal", "tool_use_id": "t"},
+    ),
 }
 
 
@@ -76,19 +84,17 @@ def main() -> int:
         contenders: dict[str, tuple[list[str], str]] = {
             "python -c pass": ([sys.executable, "-I", "-c", "pass"], "")
         }
-        for agent, event in EVENTS.items():
-            body = {
-                **event,
-                "cwd": tmp,
-                "session_id": "bench",
-                "tool_input": {"command": "git status"},
-            }
+        for label, (agent, event) in EVENTS.items():
+            key = "toolArgs" if "toolName" in event else "tool_input"
+            body = {**event, "cwd": tmp, "session_id": "bench", key: {"command": "git status"}}
             argv = [sys.executable, "-I", "-m", "shellgate", "hook", agent]
-            contenders[f"shellgate hook {agent}"] = (argv, json.dumps(body))
+            contenders[f"shellgate hook {label}"] = (argv, json.dumps(body))
         ok = True
         for name, (argv, stdin) in contenders.items():  # warm: the compiled-policy cache
             _, out, _ = _time(argv, stdin, env, tmp)
-            if name.endswith("claude-code"):
+            if name.endswith("camel)"):
+                ok &= json.loads(out)["permissionDecision"] == "allow"
+            elif name.endswith(("claude-code", "CLI)", "Code)")):
                 ok &= json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "allow"
             elif name.endswith("gemini"):
                 ok &= json.loads(out)["decision"] == "allow"
@@ -115,7 +121,7 @@ def main() -> int:
             target += "  MISSED"
             missed = True
         c50 = statistics.median(cpu[name])
-        print(f"  {name:<26} p50 {p50:6.1f} ms   p90 {p90:6.1f} ms   cpu p50 {c50:6.1f} ms{target}")
+        print(f"  {name:<35} p50 {p50:6.1f} ms   p90 {p90:6.1f} ms   cpu p50 {c50:6.1f} ms{target}")
     if not ok:
         print("  a hook did not give the expected answer")
     return 1 if args.strict and (missed or not ok) else 0

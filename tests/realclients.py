@@ -69,10 +69,14 @@ def dump(out: Path) -> str:
 
 def tool_results(body: dict[str, Any]) -> list[str]:
     """What one model request told the model of its tool calls, oldest first: Anthropic's
-    `tool_result` blocks, Gemini's `functionResponse` parts, OpenAI Responses' call outputs."""
+    `tool_result` blocks, Gemini's `functionResponse` parts, OpenAI Responses' call outputs,
+    Chat Completions' `tool` messages."""
     out: list[str] = []
     for message in body.get("messages") or []:
         content = message.get("content")
+        if message.get("role") == "tool":  # OpenAI Chat Completions
+            out.append(content if isinstance(content, str) else json.dumps(content))
+            continue
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 told = block.get("content")

@@ -19,6 +19,9 @@ _CODEX_NATIVE = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linu
 _PATHS = {
     "claude": "claude/node_modules/.bin/claude",
     "gemini": "gemini/node_modules/.bin/gemini",
+    # The native binary npm's loader would spawn; it runs from the package cache that
+    # install-agents.sh unpacked (COPILOT_PKG_CACHE_HOME=copilot_cache()).
+    "copilot": "copilot/node_modules/@github/copilot-linux-x64/copilot",
 }
 
 
@@ -54,3 +57,12 @@ def claude() -> Path:
 
 def gemini() -> Path:
     return require(tool_path("gemini"))
+
+
+def copilot() -> Path:
+    require(copilot_cache() / "pkg")
+    return require(tool_path("copilot"))
+
+
+def copilot_cache() -> Path:
+    return TOOLS / "copilot" / "pkgcache"

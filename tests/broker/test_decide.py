@@ -30,18 +30,23 @@ def test_allowed_prompted_forbidden_with_codex_words(world: World) -> None:
 
 
 def test_hidden_is_a_command_the_rules_never_judged(world: World) -> None:
+    # ShellGate judges what bash runs: `rm -rf` behind a wrapper meets its forbidden rule
     hidden = decide(world.request("timeout 5 rm -rf build"))
-    assert hidden.hidden and hidden.decision == "allow"  # Codex judges `timeout` only
+    assert hidden.hidden and hidden.decision == "forbidden"
+    assert hidden.reason == (
+        "bash runs `rm -rf build` (through `timeout`): rejected: recursive deletion is never "
+        "automatic"
+    )
+    assert hidden.explain is not None and hidden.explain["requirement"]["type"] == "skip"
     assert decide(world.request("echo $(rm -rf build)")).hidden
-    assert decide(world.request("bash <<EOF\nrm -rf x\nEOF")).hidden
+    assert decide(world.request("bash <<EOF\nrm -rf x\nEOF")).decision == "forbidden"
     # Codex's split shows `time -p rm -rf x` as one command; bash runs `rm -rf x`.
     timed = decide(world.request("time -p rm -rf build"))
     assert timed.hidden and timed.explain is not None
     assert timed.explain["split_difference"]["bash_runs"] == ["rm -rf build"]
     assert not decide(world.request("ls > listing.txt")).hidden  # a redirection hides nothing
     assert not decide(world.request("git status && git push")).hidden
-    # Codex's split hides what bash runs: `time` is a keyword, `rm` is glued onto `head`
-    assert decide(world.request("time -p rm -rf build")).hidden
+    assert not decide(world.request("timeout 5 ls")).hidden  # nothing stricter inside
     assert decide(world.request("git status | cat | head\nrm -rf x && true")).hidden
 
 

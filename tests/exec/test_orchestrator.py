@@ -66,6 +66,29 @@ def test_forbidden_never_runs_and_nobody_is_asked(
     assert not (workspace / "x").exists() and approver.asked == []
 
 
+@pytest.mark.parametrize(
+    "script", [r"\touch x", "t'ouc'h x", "timeout 5 touch x", "echo 'touch x' | sh", "{touch,x}"]
+)
+def test_what_bash_runs_is_judged_before_it_runs(
+    tmp_path: Path, probe: SandboxProbe, workspace: Path, script: str
+) -> None:
+    """ShellGate as the gate (beyond Codex): every spelling of a forbidden program is refused,
+    and a command bash names only at run time is asked."""
+    policy = Policy()
+    policy.add_prefix_rule(["touch"], Decision.FORBIDDEN)
+    orch, approver = make(tmp_path, probe, "on-request", policy=policy)
+    r = run(orch, workspace, "bash", "-lc", script)
+    assert r.status is Status.FORBIDDEN, r.reason
+    assert "bash runs `touch x`" in (r.reason or "")
+    assert not (workspace / "x").exists() and approver.asked == []
+    orch, approver = make(tmp_path, probe, "on-request", policy=policy, script=lambda _: "denied")
+    r = run(orch, workspace, "bash", "-lc", "C=touch; $C x")
+    assert not (workspace / "x").exists()
+    assert [a.reason for a in approver.asked] == [
+        "bash decides this command at run time: its name is `$C`"
+    ]
+
+
 def test_escalation_end_to_end_with_the_narrowest_grant(
     tmp_path: Path, probe: SandboxProbe, workspace: Path, outside: Path
 ) -> None:

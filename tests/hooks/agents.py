@@ -146,6 +146,32 @@ def gemini_turn(
     )
 
 
+def copilot_turn(
+    home: Home, copilot: Path, script: list[dict[str, Any]], *flags: str, **env: str
+) -> dict[str, Any]:
+    """`copilot -p` on the stand-in (Chat Completions), no sign-in, `--allow-all-tools`: what
+    ShellGate blocks stays blocked even when Copilot itself would allow everything."""
+    import realtools
+
+    return run_turn(
+        home,
+        script,
+        [str(copilot), "-p", "do the task", "--allow-all-tools", "--output-format", "json", *flags],
+        home.env(
+            COPILOT_HOME=str(home.home / ".copilot"),
+            COPILOT_PKG_CACHE_HOME=str(realtools.copilot_cache()),
+            COPILOT_AUTO_UPDATE="false",
+            COPILOT_OFFLINE="true",
+            COPILOT_PROVIDER_BASE_URL="{URL}",
+            COPILOT_MODEL="gpt-4.1",
+            XDG_CACHE_HOME=str(home.home / ".cache"),
+            XDG_CONFIG_HOME=str(home.home / ".config"),
+            **env,
+        ),
+        timeout=120,
+    )
+
+
 def codex_exec(codex: str, *flags: str) -> list[str]:
     """`codex exec` on the stand-in, quiet (no update check, no analytics, no plugins)."""
     config = ("model_provider=standin", f"model_providers.standin={CODEX_PROVIDER}",

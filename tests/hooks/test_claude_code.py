@@ -40,7 +40,8 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor_fallback(home: Home) 
     assert not (home.ws / "asked").exists()
     assert "asked needs a look" in told[3] and "no editor is reachable" in told[3]
     # a wrapper does not hide `rm` from the rules: judged on its own, still forbidden
-    assert "hidden from Codex's rules" in told[4] and "keep the victim file" in told[4]
+    assert "bash runs `rm -f victim` (through `timeout`)" in told[4]
+    assert "keep the victim file" in told[4]
 
 
 def test_a_failing_hook_blocks(home: Home) -> None:

@@ -6,6 +6,7 @@ don't-ask-again appends Codex's amendment and the next identical command runs un
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -15,7 +16,16 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from agents import Home, bash, claude_turn, codex_exec, gemini_prepare, gemini_turn, run_turn
+from agents import (
+    Home,
+    bash,
+    claude_turn,
+    codex_exec,
+    copilot_turn,
+    gemini_prepare,
+    gemini_turn,
+    run_turn,
+)
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -46,9 +56,11 @@ async def editor(client: LanguageClient, home: Home, answers: list[dict[str, str
     script = iter(answers)
 
     @client.feature("shellgate/approve")
-    def approve(params: Any) -> dict[str, str]:
+    async def approve(params: Any) -> dict[str, str]:
         asked.append(params)
-        return next(script)
+        answer = dict(next(script))
+        await asyncio.sleep(float(answer.pop("delay", 0)))  # a dialog left open a while
+        return answer
 
     await client.initialize_session(
         T.InitializeParams(
@@ -134,8 +146,38 @@ async def test_codex_hands_its_approvals_to_the_editor_and_blocks_what_its_split
     assert not (home.ws / "no").exists() and "not that one" in told
     assert not (home.ws / "hid").exists()
     assert (
-        "Command blocked by PreToolUse hook: ShellGate: `touch hid` runs through `timeout`" in told
+        "Command blocked by PreToolUse hook: ShellGate: bash runs `touch hid` (through `timeout`)"
+        in told
     )
     assert not (home.ws / "cop").exists()
     assert "ShellGate: bash runs `touch cop`, which Codex's rules do not see" in told
     assert len(asked) == 2 and "Codex" in str(asked[0])
+
+
+@pytest.mark.asyncio
+async def test_copilot_cli_asks_the_editor(client: LanguageClient, home: Home) -> None:
+    copilot = realtools.copilot()
+    home.rules("# touch is not known safe: under untrusted, Codex asks\n")
+    home.install("copilot", "--approval-policy", "untrusted")
+    asked = await editor(client, home, ANSWERS)
+    result = await asyncio.to_thread(copilot_turn, home, copilot, SCRIPT, XDG_RUNTIME_DIR=RUNTIME)
+    check(home, asked, tool_results(result["requests"][-1]))
+    assert "Copilot CLI" in str(asked[0])
+
+
+@pytest.mark.asyncio
+async def test_copilot_hook_past_its_deadline_says_no(client: LanguageClient, home: Home) -> None:
+    """The dialog left open past the hook's own deadline: the hook answers no, with the
+    reason, before Copilot's timeout (past which Copilot would run the command)."""
+    copilot = realtools.copilot()
+    home.rules('prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n')
+    home.install("copilot", "--deadline", "3")
+    hook = json.loads((home.home / ".copilot" / "hooks" / "shellgate.json").read_text())
+    assert hook["hooks"]["PreToolUse"][0]["timeoutSec"] == 330
+    asked = await editor(client, home, [{"choice": "approved", "delay": "20"}])
+    script = [bash("touch late"), {"text": "fin"}]
+    result = await asyncio.to_thread(copilot_turn, home, copilot, script, XDG_RUNTIME_DIR=RUNTIME)
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "late").exists()
+    assert len(asked) == 1 and len(told) == 1, told
+    assert "no decision within 3 s" in told[0], told

@@ -16,6 +16,8 @@ EVENTS = {
     "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
     "claude-code": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
     "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {}},
+    # Copilot CLI's PreToolUse (VS Code's shapes: test_copilot_hook.py)
+    "copilot": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
 }
 
 
@@ -226,7 +228,7 @@ def test_codex_pre_tool_use_blocks_a_command_its_split_hides(home: Home) -> None
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     reason = answer["permissionDecisionReason"]
-    assert "`rm -rf x` runs through `timeout`" in reason and "forbidden" in reason
+    assert "bash runs `rm -rf x` (through `timeout`)" in reason and "forbids" in reason
     assert hook(home, "codex", event(home, "codex", "git status")).stdout == ""
     coproc = json.loads(hook(home, "codex", event(home, "codex", "coproc rm x")).stdout)
     reason = coproc["hookSpecificOutput"]["permissionDecisionReason"]
@@ -308,7 +310,7 @@ def test_memo_prunes_what_went_unused(tmp_path: Path) -> None:
     assert not old.exists() and memo.load(str(fresh)) == {"decision": "allow"}
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", "copilot"])
 def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent: str) -> None:
     home.rules('prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n')
 
@@ -322,5 +324,55 @@ def test_a_command_hidden_from_the_split_is_judged_on_its_own(home: Home, agent:
     for command in ("timeout 5 rm -rf x", "env A=1 rm x", "coproc rm x", "time rm -rf x"):
         verdict, reason = answer(command)
         assert verdict == "deny", (command, reason)
-        assert "hidden from Codex's rules" in reason and "no rm" in reason
+        assert "bash runs `rm" in reason and "no rm" in reason
     assert answer("timeout 60 ls")[0] == "allow"  # a wrapper around an allowed command is fine
+
+
+SPELLINGS = [
+    r"\rm -rf x", r"r\m -rf x", "$'rm' -rf x", r"$'\x72m' -rf x", "'curl' -s u",
+    "rm${IFS}-rf${IFS}x", "{rm,-rf,x}", "sh -c 'git push origin main'", "dash -c 'rm -rf x'",
+    "bash <<< 'rm -rf x'", "echo 'rm -rf x' | bash", "busybox rm -rf x",
+    "builtin command rm -rf x", r"( \rm -rf x )", "git -C . push origin main",
+    "find . -exec rm {} +", "xargs rm",
+]
+
+
+@pytest.mark.parametrize("agent", sorted(EVENTS))
+def test_no_spelling_of_a_forbidden_program_passes_the_hook(home: Home, agent: str) -> None:
+    """The issue's spellings, through `shellgate hook AGENT` as a process on real rules."""
+    home.rules(
+        'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'
+        'prefix_rule(pattern=["curl"], decision="forbidden", justification="no curl")\n'
+        'prefix_rule(pattern=["git", "push"], decision="forbidden", justification="no push")\n'
+    )
+    for command in [*SPELLINGS, "$CMD -rf x"]:
+        done = hook(home, agent, event(home, agent, command))
+        assert done.returncode == 0, (command, done.stderr)
+        out = json.loads(done.stdout)
+        if agent == "gemini":
+            verdict, reason = out["decision"], out["reason"]
+        else:
+            specific = out["hookSpecificOutput"]
+            verdict, reason = specific["permissionDecision"], specific["permissionDecisionReason"]
+        if command.startswith("$CMD"):  # asked (the agent's own prompt here), never allowed
+            assert verdict in ("ask", "deny"), (agent, command, reason)
+            assert "bash decides this command at run time" in reason
+        else:
+            assert verdict == "deny", (agent, command, reason)
+            assert any(f"no {p}" in reason for p in ("rm", "curl", "push")), (command, reason)
+
+
+def test_an_allowed_runner_keeps_an_unruled_command_in_the_sandbox(home: Home) -> None:
+    """`find` is allowed by a rule, so Codex would run `find -exec` outside its sandbox; bash
+    runs `touch`, which no rule allows: the hook's rewrite keeps it in the sandbox."""
+    home.rules('prefix_rule(pattern=["find"], decision="allow")\n')
+
+    def rewritten(command: str) -> str | None:
+        done = hook(home, "gemini", event(home, "gemini", command), "--sandbox", "read-only")
+        out = json.loads(done.stdout)
+        assert out["decision"] == "allow", out
+        return (out.get("hookSpecificOutput") or {}).get("tool_input", {}).get("command")
+
+    assert rewritten("find . -name x") is None  # all allowed by a rule: as Codex, unsandboxed
+    wrapped = rewritten("find . -exec touch {} +")
+    assert wrapped is not None and " sandbox --mode read-only " in wrapped

@@ -33,7 +33,7 @@ def decide(
     """Raises ProtocolError for a request that cannot be decided (bad policy or sandbox name,
     a cwd that is not a folder). Rules that do not load decide "forbidden": Codex would run
     with none of them, and nothing may run on a half-read policy."""
-    from shellgate.approval.requirement import Forbidden, NeedsApproval, requirement_type
+    from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip, requirement_type
     from shellgate.explain import explain, to_json
     from shellgate.rules.errors import RulesError
 
@@ -51,7 +51,7 @@ def decide(
     files = tuple((path, layer.name) for layer in layers for path in layer.files)
     ex = explain(list(request.argv), policy=policy, context=context, cwd=request.cwd,
                  rules_files=files, project=trust)  # fmt: skip
-    req = ex.requirement
+    req = ex.requirement if ex.gate is None else ex.gate.requirement  # ShellGate is the gate
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
     reason: str | None = req.reason if isinstance(req, Forbidden | NeedsApproval) else None
@@ -61,7 +61,7 @@ def decide(
         reason=reason or _deciding_words(ex),
         explain=to_json(ex),
         amendment=amendment,
-        hidden=is_hidden(ex),
+        hidden=ex.gate is not None and not isinstance(ex.gate.requirement, Skip),
     )
 
 
@@ -127,26 +127,6 @@ def layers_for(
     from shellgate.rules.trust import codex_layers_for
 
     return codex_layers_for(cwd, codex_home=codex_home, env=env)
-
-
-_HIDING = ("hidden-wrapper", "hidden-shell", "hidden-substitution")
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "python", "python3", "perl"})
-
-
-def is_hidden(ex: Explanation) -> bool:
-    """Bash would run a command the rules never judged: one behind a wrapper (`timeout`,
-    `time`, `env`), in `bash -c` source, in a substitution, or a here-document fed to an
-    interpreter (explain's warnings), or one Codex's split does not show (`split_difference`:
-    `time CMD`, `coproc CMD`, a glued newline). A plain redirection hides no command."""
-    if ex.split_difference is not None:
-        return True
-    for w in ex.warnings:
-        if w.code in _HIDING:
-            return True
-        inner = w.inner_command or ("",)
-        if w.code == "hidden-heredoc" and inner[0].rsplit("/", 1)[-1] in _SHELLS:
-            return True
-    return False
 
 
 def _deciding_words(ex: Explanation) -> str | None:

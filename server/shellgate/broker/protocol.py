@@ -102,12 +102,14 @@ class AgentRequest(Record):
 class AgentDecision(Record):
     """What the rules Codex would load decide, with no person asked."""
 
+    # What ShellGate as the gate requires: Codex's requirement, or stricter where a command
+    # bash runs (approval.beyond) calls for it (then `hidden`, and explain's "gate" says so).
     decision: str  # allow | prompt | forbidden: what happens (after the approval policy)
-    requirement: str  # skip | needs_approval | forbidden (Codex's requirement type)
-    reason: str | None  # Codex's words, with the deciding rule's justification
+    requirement: str  # skip | needs_approval | forbidden
+    reason: str | None  # Codex's words (the deciding rule's justification), or ShellGate's
     explain: dict[str, Any] | None  # rules-schema/explain.schema.json; None: rules unreadable
-    amendment: tuple[str, ...] | None  # Codex's proposed "don't ask again" prefix
-    hidden: bool  # bash would run a command the rules never saw
+    amendment: tuple[str, ...] | None  # the proposed "don't ask again" prefix
+    hidden: bool  # stricter than Codex: bash runs a command Codex's rules do not judge
 
     def to_json(self) -> dict[str, Any]:
         return {

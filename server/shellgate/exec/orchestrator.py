@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from shellgate.approval.beyond import gate_requirement
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import (
     ApprovalPolicyKind,
@@ -35,7 +36,6 @@ from shellgate.approval.requirement import (
     NeedsApproval,
     Skip,
     commands_for_exec_policy,
-    create_exec_approval_requirement,
 )
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.approver import (
@@ -229,7 +229,7 @@ class Orchestrator:
             justification=req.justification,
             prefix_rule=req.prefix_rule,
         )
-        requirement = create_exec_approval_requirement(list(command), ctx, self.policy)
+        requirement = gate_requirement(list(command), ctx, self.policy)  # what bash runs, too
         self._emit(
             "requirement", command=list(command), cwd=cwd, requirement=type(requirement).__name__
         )

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shellgate.approval.beyond import beyond_codex
 from shellgate.approval.context import ExecContext, FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride, sandbox_override_for_first_attempt
-from shellgate.approval.fallback import Why, unmatched_verdict
+from shellgate.approval.fallback import Why, make_fallback, unmatched_verdict
 from shellgate.approval.requirement import (
     ExecApprovalRequirement,
     Forbidden,
@@ -121,6 +122,10 @@ def explain(
     steps = tuple(segments)
     parse = Parse.PLAIN if plain else Parse.WHOLE
 
+    gate = None
+    if warnings:  # what ShellGate requires as the gate, judging every command bash runs
+        gate = beyond_codex(argv, requirement, context, policy, make_fallback(context))
+
     def build(found: tuple[Warning, ...]) -> Explanation:
         # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.
         return Explanation(
@@ -139,6 +144,7 @@ def explain(
             rules_files=tuple(rules_files),
             project=project,
             split_difference=difference,
+            gate=gate,
         )
 
     explanation = build(())

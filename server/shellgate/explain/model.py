@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from shellgate.approval.beyond import Beyond
 from shellgate.approval.context import ExecContext
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import ExecApprovalRequirement
@@ -119,3 +120,6 @@ class Explanation:
     rules_files: tuple[tuple[str, str], ...] = ()  # (path, layer) of every file loaded
     project: ProjectTrust | None = None  # the trust that chose the project layers, if known
     split_difference: SplitDifference | None = None
+    # Beyond Codex: what ShellGate requires as the gate (hooks, MCP, runs), when every command
+    # bash runs is judged (approval.beyond) and that is stricter than Codex's requirement.
+    gate: Beyond | None = None

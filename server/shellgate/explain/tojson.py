@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from shellgate.approval.requirement import NeedsApproval, requirement_to_json
+from shellgate.approval.requirement import (
+    ExecApprovalRequirement,
+    NeedsApproval,
+    requirement_to_json,
+)
 from shellgate.explain.model import Explanation, RuleHit, Segment, Warning
 from shellgate.rules.trust import ProjectTrust
 
@@ -32,13 +36,7 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     }
     if ex.decision is not None:
         out["decision"] = ex.decision.value
-    requirement = requirement_to_json(ex.requirement)
-    if isinstance(ex.requirement, NeedsApproval):
-        requirement["one_shot"] = ex.requirement.one_shot
-        requirement["available_decisions"] = [
-            d.app_server_name for d in ex.requirement.available_decisions
-        ]
-    out["requirement"] = requirement
+    out["requirement"] = _requirement(ex.requirement)
     first = ex.first_attempt
     out["first_attempt"] = (
         None
@@ -48,6 +46,8 @@ def to_json(ex: Explanation) -> dict[str, Any]:
     out["warnings"] = [_warning(w) for w in ex.warnings]
     out["rules_files"] = [{"path": p, "layer": layer} for p, layer in ex.rules_files]
     out["project"] = None if ex.project is None else _project(ex.project)
+    if ex.gate is not None:
+        out["gate"] = _requirement(ex.gate.requirement)
     diff = ex.split_difference
     if diff is not None:
         out["split_difference"] = {
@@ -55,6 +55,14 @@ def to_json(ex: Explanation) -> dict[str, Any]:
             "bash_runs": None if diff.bash is None else list(diff.bash),
             "why": diff.why,
         }
+    return out
+
+
+def _requirement(req: ExecApprovalRequirement) -> dict[str, Any]:
+    out = requirement_to_json(req)
+    if isinstance(req, NeedsApproval):
+        out["one_shot"] = req.one_shot
+        out["available_decisions"] = [d.app_server_name for d in req.available_decisions]
     return out
 
 

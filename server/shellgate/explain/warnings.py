@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 from shellgate.approval.context import FsSandboxKind
 from shellgate.approval.defaults import SandboxOverride
-from shellgate.approval.requirement import NeedsApproval, Skip
+from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
 from shellgate.explain.model import Explanation, Parse, Warning
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy, PrefixRuleMatch
+from shellgate.shell.bash_runs import bash_runs
 from shellgate.shell.quote import try_join
 from shellgate.shell.wrappers import Concealment, hidden_commands
 
@@ -24,6 +25,7 @@ def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[War
     out.extend(_hidden(ex, policy))
     if policy is not None:
         out.extend(_path_spelling(ex, policy))
+    out.extend(_gate(ex))
     out.extend(_unsandboxed(ex))
     out.extend(_known_safe_asked(ex))
     return tuple(out)
@@ -85,8 +87,9 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
         hidden = hidden_commands(list(seg.command))
         if not hidden and not opaque:
             continue
-        inside = [h.command for h in hidden if h.concealment is Concealment.SCRIPT and h.command]
-        if opaque:
+        if opaque:  # what bash runs at the script's top level, words as bash sees them
+            runs = bash_runs(ex.script or "")
+            inside = [r.words for r in runs if not r.via and r.words and r.unknowable is None]
             listed = ", ".join(f"`{_q(c)}`" for c in inside) or "nothing Codex can read"
             out.append(
                 Warning(
@@ -116,6 +119,21 @@ def _hidden(ex: Explanation, policy: Policy | None) -> list[Warning]:
             text += _would(_stricter_rule(policy, h.command, seg.decision))
             out.append(Warning(f"hidden-{h.concealment.value}", text, i, h.command or None))
     return out
+
+
+def _gate(ex: Explanation) -> list[Warning]:
+    """What ShellGate decides where it is the gate, when stricter than Codex (enforced)."""
+    gate = ex.gate
+    if gate is None:
+        return []
+    req = gate.requirement
+    verdict = (
+        "refuses it" if isinstance(req, Forbidden)
+        else "runs it in the sandbox" if isinstance(req, Skip)
+        else "asks first"
+    )  # fmt: skip
+    where = "(its hooks, MCP shell, shellgate run)"
+    return [Warning("gate", f"ShellGate as the gate {where} {verdict}: {gate.reason}")]
 
 
 def _unsandboxed(ex: Explanation) -> list[Warning]:

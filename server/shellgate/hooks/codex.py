@@ -1,10 +1,12 @@
 """Codex's `PreToolUse` and `PermissionRequest` hooks for `Bash`.
 
 Codex applies the same `.rules` itself, so ShellGate adds only what it lacks. PreToolUse
-blocks a command whose split hides a command bash would run (Codex's rules never saw it: a
-keyword such as `time`/`coproc` read as a command, a wrapper, inline source), and
-any command while the rules on disk do not load (Codex keeps the ones it read at start); it is
-quiet otherwise (`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
+blocks a command whose split hides a command bash would run (a keyword such as `time`/`coproc`
+read as a command), a command where ShellGate requires more than Codex (a command bash runs
+that a rule forbids or asks about, behind a wrapper, `sh -c`, an escape or a pipe into a shell;
+or one bash decides only at run time: approval.beyond), and any command while the rules on
+disk do not load (Codex keeps the ones it read at start); it is quiet otherwise
+(`allow`/`ask` are unsupported there). PermissionRequest hands Codex's
 approval to the editor's dialog: allow, or deny with the user's words; quiet when no editor
 is reachable, so Codex asks as usual.
 """
@@ -22,23 +24,6 @@ from shellgate.hooks import seam
 from shellgate.hooks.outcome import HookInputError, Options, command_of, event_field
 
 AGENT = "codex"
-HIDDEN = (
-    "ShellGate: bash would run a command Codex's rules do not see in this script; run it as "
-    "plain commands (no wrapper, substitution or inline script) so that the rules judge it"
-)
-
-
-def _hidden_reason(decision: seam.AgentDecision) -> str:
-    """explain's own words for each hidden command (what runs, through what, and what a rule
-    would make of it on its own), else the general explanation."""
-    said = [
-        str(w["message"])
-        for w in (decision.explain or {}).get("warnings") or ()
-        if str(w.get("code", "")).startswith("hidden-") and w.get("message")
-    ]
-    if not said:
-        return HIDDEN
-    return "ShellGate: " + "; ".join(said) + "; run it as plain commands so that the rules judge it"
 
 
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
@@ -65,8 +50,13 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
         elif split:  # Codex's split and bash disagree: say what bash runs, and why
             runs = ", ".join(f"`{c}`" for c in split.get("bash_runs") or ()) or "other commands"
             reason = f"ShellGate: bash runs {runs}, which Codex's rules do not see: {split['why']}"
-        elif decision.hidden:
-            reason = _hidden_reason(decision)
+        elif decision.hidden and decision.decision == "forbidden":
+            reason = f"ShellGate: {decision.reason}"  # a command bash runs inside is forbidden
+        elif decision.hidden:  # asked beyond Codex; this hook cannot ask, Codex would not
+            reason = (
+                f"ShellGate: {decision.reason}; run it as plain commands (no wrapper, inline "
+                "script or run-time command name) so that the rules judge what runs"
+            )
         else:
             return None
         return {

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from collections.abc import Mapping
 
 from shellgate.records import TYPE_CHECKING
@@ -41,64 +40,69 @@ from shellgate.hooks.outcome import (
 
 CLI, VSCODE = "copilot-cli", "vscode-agent"
 NAMES = {CLI: "Copilot CLI", VSCODE: "VS Code's agent"}
+# Tool names are compared lower-cased without underscores (`Bash`, `bash`; `run_in_terminal`;
+# Copilot Chat's contributed `copilot_runVscodeCommand`), so a respelling is still gated.
 # Tools whose input is a command line (script) ShellGate judges, and the field holding it.
 # Copilot CLI: `bash` runs a script; `write_bash` types into a running one.
 # VS Code (core terminal tools): `run_in_terminal` runs a command; `send_to_terminal` types
 # into the terminal of a running one.
 COMMAND_TOOLS = {
     "bash": "command",
-    "Bash": "command",
-    "write_bash": "input",
-    "run_in_terminal": "command",
-    "send_to_terminal": "command",
+    "writebash": "input",
+    "runinterminal": "command",
+    "sendtoterminal": "command",
 }
-TYPING_TOOLS = frozenset({"write_bash", "send_to_terminal"})  # typed into a running process
+TYPING_TOOLS = frozenset({"writebash", "sendtoterminal"})  # typed into a running process
+CLI_TOOLS = frozenset({"bash", "writebash"})
 # VS Code tools that run something ShellGate cannot read from their input: a task by name or
 # one that may replace an existing task of the same label (what runs is not what is shown).
+_TASK = "runs a task (or an existing one of the same label), which ShellGate cannot judge"
 UNJUDGEABLE = {
-    "run_task": "runs a task defined in tasks.json, which ShellGate cannot judge",
-    "create_and_run_task": (
-        "runs a task (or an existing one of the same label), which ShellGate cannot judge"
-    ),
-    "copilot_createAndRunTask": "runs a task, which ShellGate cannot judge",
+    "runtask": "runs a task defined in tasks.json, which ShellGate cannot judge",
+    "createandruntask": _TASK,
+    "copilotcreateandruntask": _TASK,
 }
 # VS Code commands that type into a terminal or start a task.
-VSCODE_COMMAND_TOOLS = ("run_vscode_command", "copilot_runVscodeCommand")
+VSCODE_COMMAND_TOOLS = frozenset({"runvscodecommand", "copilotrunvscodecommand"})
 RISKY_COMMAND_PREFIXES = ("workbench.action.terminal.", "workbench.action.tasks.")
 # Code run in a notebook's kernel: not a shell command; the person decides in VS Code.
-ASK_TOOLS = ("run_notebook_cell", "copilot_runNotebookCell")
+ASK_TOOLS = frozenset({"runnotebookcell", "copilotrunnotebookcell"})
 USE_INSTEAD = "; run the command with run_in_terminal so that ShellGate can judge it"
+GATED = frozenset({*COMMAND_TOOLS, *UNJUDGEABLE, *VSCODE_COMMAND_TOOLS, *ASK_TOOLS})
 
 
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
     shape = _shape(event)
     tool = str(event_field(event, *_TOOL_FIELD[shape]))
+    key = tool.lower().replace("_", "")
+    if key not in GATED:
+        return {}  # not a tool that runs a command: the host's own rules apply
     tool_input = _input_of(event, shape)
-    host = CLI if tool in ("bash", "Bash", "write_bash") or shape != "PreToolUse" else VSCODE
-    if tool in COMMAND_TOOLS:
-        command = tool_input.get(COMMAND_TOOLS[tool])
+    host = CLI if key in CLI_TOOLS or shape != "PreToolUse" else VSCODE
+    if key in COMMAND_TOOLS:
+        field = COMMAND_TOOLS[key]
+        command = tool_input.get(field)
         if not isinstance(command, str):
-            raise HookInputError(f"{tool}'s {COMMAND_TOOLS[tool]} is not a string")
-        guard = Deadline(options.deadline, _answer(shape, _late(options), tool, tool_input))
+            raise HookInputError(f"{tool}'s {field} is not a string")
+        guard = Deadline(options.deadline, _answer(shape, _late(options), field, tool_input))
         try:
-            res = _judge(event, options, host, tool, command, tool_input)
+            res = _judge(event, options, host, key, command, tool_input)
         finally:
             guard.disarm()
-        return _answer(shape, res, tool, tool_input)
-    if tool in UNJUDGEABLE:
-        res = Resolution(Verdict.BLOCK, f"ShellGate: {tool} {UNJUDGEABLE[tool]}{USE_INSTEAD}")
-        return _answer(shape, res, tool, tool_input)
-    if tool in VSCODE_COMMAND_TOOLS:
+        return _answer(shape, res, field, tool_input)
+    if key in UNJUDGEABLE:
+        why = f"ShellGate: {tool} {UNJUDGEABLE[key]}{USE_INSTEAD}"
+        return _answer(shape, Resolution(Verdict.BLOCK, why), "", tool_input)
+    if key in VSCODE_COMMAND_TOOLS:
         command_id = str(tool_input.get("commandId") or "")
-        if command_id.startswith(RISKY_COMMAND_PREFIXES):
-            why = f"the VS Code command {command_id} reaches a terminal or a task"
-            return _answer(shape, Resolution(Verdict.BLOCK, f"ShellGate: {why}{USE_INSTEAD}"),
-                           tool, tool_input)  # fmt: skip
-        return {}
-    if tool in ASK_TOOLS:
+        if not command_id.startswith(RISKY_COMMAND_PREFIXES):
+            return {}
+        why = f"ShellGate: the VS Code command {command_id} reaches a terminal or a task"
+        return _answer(shape, Resolution(Verdict.BLOCK, why + USE_INSTEAD), "", tool_input)
+    if key in ASK_TOOLS:
         why = "ShellGate: a notebook cell runs code ShellGate cannot judge: the person decides"
-        return _answer(shape, Resolution(Verdict.AGENT_ASKS, why), tool, tool_input)
-    return {}  # not a tool that runs a command: the host's own rules apply
+        return _answer(shape, Resolution(Verdict.AGENT_ASKS, why), "", tool_input)
+    raise AssertionError(f"{tool} is gated but has no handling")
 
 
 _TOOL_FIELD = {
@@ -137,14 +141,14 @@ def _judge(
     event: Mapping[str, Any],
     options: Options,
     host: str,
-    tool: str,
+    key: str,
     command: str,
     tool_input: Mapping[str, Any],
 ) -> Resolution:
-    if tool in TYPING_TOOLS and not command.strip():
+    if key in TYPING_TOOLS and not command.strip():
         return Resolution(Verdict.ALLOW, "ShellGate: only Enter is pressed")
     if not command.strip():
-        raise HookInputError(f"{tool}'s {COMMAND_TOOLS[tool]} is empty")
+        raise HookInputError(f"the tool's {COMMAND_TOOLS[key]} is empty")
     request = seam.AgentRequest(
         agent=host,
         session_id=event.get("session_id") or event.get("sessionId"),
@@ -155,7 +159,7 @@ def _judge(
         sandbox=options.sandbox or "danger-full-access",
     )
     res = resolve(request, options, NAMES[host])
-    if tool in TYPING_TOOLS and res.command is not None:
+    if key in TYPING_TOOLS and res.command is not None:
         # Typed into a process already running (in the sandbox, when ShellGate started it):
         # there is no command line to wrap.
         return res._replace(command=None)
@@ -171,8 +175,9 @@ def _late(options: Options) -> Resolution:
 
 
 def _answer(
-    shape: str, res: Resolution, tool: str, tool_input: Mapping[str, Any]
+    shape: str, res: Resolution, field: str, tool_input: Mapping[str, Any]
 ) -> dict[str, Any]:
+    """`field`: the input field a sandbox rewrite replaces."""
     if shape == "PreToolUse":
         return _pre_tool_use(res, tool_input)
     if shape == "preToolUse":
@@ -182,11 +187,11 @@ def _answer(
             "permissionDecisionReason": res.reason,
         }
         if res.verdict is Verdict.ALLOW and res.command is not None:
-            out["modifiedArgs"] = {**tool_input, COMMAND_TOOLS[tool]: res.command}
+            out["modifiedArgs"] = {**tool_input, field: res.command}
         return out
     if res.verdict is Verdict.ALLOW and res.command is None:
         return {"behavior": "allow"}
-    if res.verdict is Verdict.ALLOW:  # permissionRequest cannot rewrite the command
+    if res.verdict is Verdict.ALLOW:  # ignores updatedInput and modifiedArgs (tried: 1.0.102)
         reason = (
             f"{res.reason}; the permissionRequest hook cannot move it into the sandbox: "
             "install ShellGate's PreToolUse hook (`shellgate hook install copilot`)"
@@ -199,19 +204,22 @@ def _answer(
 
 class Deadline:
     """Prints `late` and ends the process `seconds` from now unless disarmed first: the hosts
-    let a command run when a hook passes their timeout, so ShellGate answers no before it."""
+    let a command run when a hook passes their timeout, so ShellGate answers no before it.
+
+    SIGALRM, not a thread (3 ms less to import): its handler runs in the main thread, which has
+    written nothing yet (the answer is written after `disarm`), and a wait on the editor's
+    socket is interrupted for it."""
 
     def __init__(self, seconds: float | None, late: Mapping[str, Any]) -> None:
-        self._lock = threading.Lock()
         self._late = json.dumps(late, ensure_ascii=False) + "\n"
-        self._timer: threading.Timer | None = None
+        self._armed = seconds is not None
         if seconds is not None:
-            self._timer = threading.Timer(seconds, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
+            import signal
 
-    def _fire(self) -> None:
-        self._lock.acquire()  # held until the process ends: the main thread writes nothing
+            signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def _fire(self, *_: object) -> None:
         try:
             sys.stdout.write(self._late)
             sys.stdout.flush()
@@ -219,8 +227,7 @@ class Deadline:
             os._exit(0)
 
     def disarm(self) -> None:
-        """Never returns once the deadline has fired (the process is ending)."""
-        self._lock.acquire()
-        if self._timer is not None:
-            self._timer.cancel()
-        self._lock.release()
+        if self._armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)

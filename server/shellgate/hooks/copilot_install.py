@@ -11,6 +11,7 @@ run the command when a hook overruns.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,16 +39,22 @@ def hook_file(scope_root: Path | None, env: Mapping[str, str]) -> Path:
     return copilot_home(env) / "hooks" / FILE
 
 
-def hook_text(command: str) -> str:
-    entry = {"type": "command", "bash": command, "timeoutSec": TIMEOUT}
+def hook_text(command: str, flags: list[str]) -> str:
+    """The hosts' timeout stays 15 s above the hook's own deadline."""
+    deadline = float(flags[flags.index("--deadline") + 1]) if "--deadline" in flags else 315
+    timeout = max(TIMEOUT, math.ceil(deadline) + 15)
+    entry = {"type": "command", "bash": command, "timeoutSec": timeout}
     return json.dumps({"version": 1, "hooks": {"PreToolUse": [entry]}}, indent=2) + "\n"
 
 
 def installed_command(path: Path) -> str | None:
     """Our command in a Copilot hook file (None: not there); ConfigError if it does not parse."""
     hooks = read_json(path).get("hooks")
-    for entry in (hooks or {}).get("PreToolUse") or [] if isinstance(hooks, dict) else []:
-        command = entry.get("bash") or entry.get("command") if isinstance(entry, dict) else None
+    entries = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        command = entry.get("bash") or entry.get("command")
         if isinstance(command, str) and "shellgate hook copilot" in command:
             return command
     return None

@@ -246,6 +246,13 @@ def _parser() -> argparse.ArgumentParser:
         help="no editor reachable: the agent's own prompt, or blocked",
     )
     p.add_argument("--approval-policy", metavar="POLICY", help="default on-request")
+    p.add_argument(
+        "--deadline",
+        metavar="SECONDS",
+        type=float,
+        help="Copilot: the hook answers no after this long (default 315; the hosts' timeout "
+        "is set 15 s above it)",
+    )
     return p
 
 
@@ -255,10 +262,13 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
     flags: list[str] = []
-    for name in ("approval_policy", "sandbox", "network", "fallback"):
+    for name in ("approval_policy", "sandbox", "network", "fallback", "deadline"):
         value = getattr(opts, name)
         if value is not None:
-            flags += ["--" + name.replace("_", "-"), value]
+            flags += ["--" + name.replace("_", "-"), f"{value:g}" if name == "deadline" else value]
+    if opts.deadline is not None and (opts.agent != "copilot" or not opts.deadline > 0):
+        print(f"{PROG}: error: --deadline is for copilot, above 0 seconds", file=sys.stderr)
+        return 2
     if opts.approval_policy is not None:
         from shellgate.approval.context import ApprovalPolicy
 
@@ -319,7 +329,7 @@ def install_copilot(
 
     path = hook_file(root, env).absolute()
     if not uninstall:
-        return _save((path, hook_text(hook_command("copilot", flags)),
+        return _save((path, hook_text(hook_command("copilot", flags), flags),
                       "PreToolUse hook for Copilot CLI's bash and VS Code's terminal tools"))
     if not path.exists():
         return []

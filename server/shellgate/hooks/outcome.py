@@ -85,7 +85,7 @@ def command_of(event: Mapping[str, Any]) -> str:
 
 def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
     """The chain decides; a command needing approval goes to the editor, else the fallback."""
-    decision = _strictest(request, seam.decide(request))
+    decision = seam.decide(request)  # ShellGate's: every command bash runs is judged
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
@@ -115,53 +115,14 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
 
 
-_STRICTNESS = {"allow": 0, "prompt": 1, "forbidden": 2}
-_MAX_HIDDEN = 8
-
-
-def hidden_commands(decision: seam.AgentDecision) -> list[str | tuple[str, ...]]:
-    """What bash would run that Codex's rules never judged (explain's hidden-* warnings and
-    split difference): argvs, or scripts as bash would read them."""
-    explain = decision.explain or {}
-    found: list[str | tuple[str, ...]] = []
-    for w in explain.get("warnings") or ():
-        if str(w.get("code", "")).startswith("hidden-") and w.get("inner_command"):
-            found.append(tuple(w["inner_command"]))
-    split = explain.get("split_difference") or {}
-    found.extend(str(c) for c in split.get("bash_runs") or ())
-    return list(dict.fromkeys(found))[:_MAX_HIDDEN]
-
-
-def _strictest(request: seam.AgentRequest, decision: seam.AgentDecision) -> seam.AgentDecision:
-    """Codex's rules judge a wrapper, not what runs inside it (`timeout 5 rm -rf x` is
-    `timeout`'s); Claude Code and Gemini get no second line of defence from Codex's own
-    handling, so each hidden command is judged on its own and the strictest verdict stands."""
-    if not decision.hidden and not (decision.explain or {}).get("split_difference"):
-        return decision
-    for inner in hidden_commands(decision):
-        verdict = seam.decide(request._replace(command=inner))
-        if _STRICTNESS[verdict.decision] > _STRICTNESS[decision.decision]:
-            shown = inner if isinstance(inner, str) else shlex_join(inner)
-            why = verdict.reason or "it needs approval under Codex's rules"
-            decision = verdict._replace(
-                reason=f"bash runs `{shown}`, hidden from Codex's rules here: {why}"
-            )
-    return decision
-
-
-def shlex_join(argv: tuple[str, ...]) -> str:
-    import shlex
-
-    return shlex.join(argv)
-
-
 def _allowed(
     request: seam.AgentRequest, options: Options, decision: seam.AgentDecision, reason: str
 ) -> Resolution:
     if options.sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
     first = (decision.explain or {}).get("first_attempt") or {}
-    if first and not first.get("sandboxed", True):
+    gate = (decision.explain or {}).get("gate") or {}  # bash runs a command no rule allows
+    if first and not first.get("sandboxed", True) and gate.get("bypass_sandbox") is not False:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
     wrapped = sandbox_command(request.command, options.sandbox, options.network, request.cwd)

@@ -19,9 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from shellgate.approval.beyond import gate_requirement
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import ExecContext
-from shellgate.approval.requirement import NeedsApproval, create_exec_approval_requirement
+from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.approver import Answer, ApprovalRequest, Choice, RequestKind, exec_choices
 from shellgate.exec.terminal import escape_untrusted
@@ -93,7 +94,7 @@ def predict_question(
 
     ctx = replace(context, sandbox_permissions=call.permissions,
                   justification=call.justification)  # fmt: skip
-    requirement = create_exec_approval_requirement(list(call.argv), ctx, policy)
+    requirement = gate_requirement(list(call.argv), ctx, policy)  # what bash runs, too
     if not isinstance(requirement, NeedsApproval):
         return None
     if store.lookup([shell_approval_key(list(call.argv), call.workdir, call.permissions)]):

@@ -135,6 +135,10 @@ class Policy:
             return found
         return self._host_matches(cmd)
 
+    def rules_for(self, first: str) -> Sequence[PrefixRule]:
+        """The rules whose pattern starts with `first`, in load order."""
+        return self._by_first.get(first, ())
+
     def _host_matches(self, cmd: Sequence[str]) -> list[PrefixRuleMatch]:
         program = absolute_program_path(cmd[0])
         if program is None:

@@ -78,10 +78,43 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "chroot": _w("--userspec --groups", positional=1),
     "taskset": _w(positional=1),
     "flock": _w("-w --timeout -E --conflict-exit-code", positional=1),
-    "watch": _w("-n --interval -d --differences"),
-    "strace": _w("-e -o -p -s -u -E"),
+    "watch": _w("-n --interval -q --equexit"),  # runs `sh -c` of its words unless -x
+    "strace": _w("-e -o -p -s -u -E -P -a -b -X -O -S"),
+    "ltrace": _w("-e -o -p -s -u -a -l -n -w -x -L -A -D -F"),
     "unbuffer": _w(),
+    "builtin": _w(),
+    "coproc": _w(),  # tree-sitter reads the bash keyword as a command name
+    "runuser": _w("-u --user -g --group -G --supp-group -w --whitelist-environment"),
+    "chrt": _w("-T --sched-runtime -P --sched-period -D --sched-deadline", positional=1),
+    "unshare": _w(
+        "-S --setuid -G --setgid -R --root -w --wd --map-user --map-group"
+        " --propagation --setgroups --map-users --map-groups"
+    ),
+    "nsenter": _w("-t --target -S --setuid -G --setgid"),
+    "prlimit": _w("-p --pid"),
+    "pkexec": _w("--user"),
+    "cgexec": _w("-g"),
+    "numactl": _w("-i -m -N -C -p --interleave --membind --cpunodebind --physcpubind --preferred"),
+    "systemd-run": _w(
+        "-u --unit -p --property -M --machine --description --slice -E"
+        " --setenv --uid --gid --nice -G --working-directory"
+    ),
+    "xvfb-run": _w(
+        "-n --server-num -s --server-args -e --error-file -f --auth-file -p --xauth-protocol"
+    ),
+    "faketime": _w(positional=1),
+    "firejail": _w(),
+    "fakeroot": _w("-l --lib --faked -s -i"),
+    "eatmydata": _w(),
+    "torsocks": _w("-u -p -a -P"),
+    "proxychains": _w("-f"),
+    "proxychains4": _w("-f"),
+    "dbus-run-session": _w("--config-file --dbus-daemon"),
+    "catchsegv": _w(),
+    "chronic": _w(),
+    "valgrind": _w(),
 }
+RUNNERS = frozenset(_WRAPPERS)  # the programs `unwrap` reads a command out of
 _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv

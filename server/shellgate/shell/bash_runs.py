@@ -1,0 +1,871 @@
+"""Every simple command bash would execute for a script or an argv (beyond Codex).
+
+Codex's rules see a plain script's commands, or the whole argv. Bash runs more: `\\rm -rf x`
+runs `rm`, `sh -c 'git push'` runs `git push`, `timeout 5 rm x` runs `rm x`, `echo 'rm x' |
+bash` runs `rm x`. `bash_runs(script)` and `argv_runs(argv)` list each simple command with
+its words as bash sees them after quote removal, escapes, `$'...'`/`$"..."`, literal brace
+expansion and splitting on the default `$IFS`; inside every compound, substitution and function
+body (whether or not bash reaches it: a superset, so the judgement can only be stricter);
+through every runner that executes its arguments (`wrappers.RUNNERS`, plus `busybox APPLET`,
+`watch`, `find -exec`, `xargs`, `eval`, `trap`, `su/script/flock -c`); through every shell
+handed a script (`sh -c`, a here-string, a here-document or a pipe into a shell); and through
+git's global options (`global_options`).
+
+What bash decides only when it runs (a command name from a variable or a substitution, a glob
+in command position, an alias, a script piped into a shell whose text is not literal, `source`
+of a process substitution, text tree-sitter cannot read) is a `Run` with `unknowable` set.
+A word of an argument that bash decides at run time is listed in `Run.dynamic` (its index);
+`open_tail` says more arguments come at run time (`xargs CMD`). Pure and bounded: at most
+`MAX_RUNS` runs, `MAX_DEPTH` nested shells or runners, `MAX_SCRIPT` characters a script (past
+these: unknowable). Never raises.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from tree_sitter import Node
+
+from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
+from shellgate.shell.paths import executable_name_lookup_key
+from shellgate.shell.tsbash import parse, text
+from shellgate.shell.wrappers import RUNNERS, unwrap
+
+UNKNOWABLE = "bash decides this command at run time"
+MAX_DEPTH = 8
+MAX_RUNS = 1000
+MAX_SCRIPT = 1 << 20  # characters; a longer script is judged unknowable, never read
+MAX_BRACE = 64  # words one brace expansion may give before it counts as run-time
+MAX_WORD = 1 << 16  # characters; a longer word is read as run-time, not scanned
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
+                    "pdksh", "ksh93", "rbash", "busybox-sh", "fish", "csh", "tcsh"})  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simple command bash would execute.
+
+    `words` as bash passes them (a run-time word keeps its source text); `via` how it is
+    reached, outermost first (`("sh -c", "timeout")`); `dynamic` the indexes of words bash
+    decides at run time; `open_tail` more words come at run time; `unknowable` why bash
+    decides the command itself only at run time (then `words` may be empty or partial).
+    """
+
+    words: tuple[str, ...]
+    via: tuple[str, ...] = ()
+    dynamic: frozenset[int] = field(default_factory=frozenset)
+    open_tail: bool = False
+    unknowable: str | None = None
+
+
+@dataclass
+class _Ctx:
+    out: list[Run]
+    ifs_default: bool = True
+
+    def add(self, run: Run) -> bool:
+        """False once the bound is reached (the last run added says so)."""
+        if len(self.out) >= MAX_RUNS:
+            return False
+        if len(self.out) == MAX_RUNS - 1:
+            run = Run((), run.via, unknowable=f"more than {MAX_RUNS} commands: not read further")
+        self.out.append(run)
+        return True
+
+
+@lru_cache(maxsize=64)  # explain's warnings and the gate read the same script
+def bash_runs(script: str) -> tuple[Run, ...]:
+    """The commands bash would execute for `bash -c SCRIPT`."""
+    ctx = _Ctx([])
+    _script(script, (), 0, ctx)
+    return tuple(ctx.out)
+
+
+def argv_runs(argv: Sequence[str]) -> tuple[Run, ...]:
+    """The commands executed for an argv run directly (no shell reads it): the argv itself,
+    and whatever it runs (a shell's script, a runner's command, ...)."""
+    ctx = _Ctx([])
+    if argv:
+        _argv(tuple(argv), frozenset(), (), 0, ctx, _no_input)
+    return tuple(ctx.out)
+
+
+# --- words -------------------------------------------------------------------------------
+
+# Sentinels for unquoted brace-expansion characters, $IFS split points, run-time parts and
+# glob characters while a word is read (private-use code points; input holding them is read
+# as run-time).
+_OB, _CM, _CB, _SP, _DY, _GL = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004", "\ue005"
+_SENTINELS = re.compile("[\ue000-\ue005]")
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./:@%+=,^-]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IFS_REF = re.compile(r"IFS(?![A-Za-z0-9_])|\{IFS\}")
+_ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+         "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}  # fmt: skip
+
+
+class Word:
+    """One source word read as bash reads it: its fields (brace expansion and $IFS splitting
+    can make several) and which are decided at run time."""
+
+    __slots__ = ("fields", "raw")
+
+    def __init__(self, raw: str, fields: list[tuple[str, bool]]) -> None:
+        self.raw = raw
+        self.fields = fields  # (value, decided at run time)
+
+
+def read_word(raw: str, *, ifs_default: bool = True) -> Word:
+    """`raw` (a word's source text) after brace expansion, expansions, splitting on the
+    default $IFS, and quote removal: `'r'm` -> rm, `{a,b}` -> a b, `$X` -> run-time."""
+    if _PLAIN_WORD.fullmatch(raw):
+        return Word(raw, [(raw, False)])
+    if len(raw) > MAX_WORD or _SENTINELS.search(raw):
+        return Word(raw, [(raw, True)])
+    marked = _scan(raw, ifs_default)
+    words = _brace(marked) if _OB in marked else [marked]
+    if words is None:
+        return Word(raw, [(raw, True)])
+    fields: list[tuple[str, bool]] = []
+    for word in words:
+        parts = word.split(_SP) if _SP in word else [word]
+        for i, part in enumerate(parts):
+            if not part and (len(parts) > 1 or i):
+                continue  # a field $IFS splitting left empty
+            dynamic = _DY in part or _GL in part
+            value = raw if dynamic else part.translate(_UNMARK)
+            fields.append((value, dynamic))
+    return Word(raw, fields)
+
+
+_UNMARK = str.maketrans({_OB: "{", _CM: ",", _CB: "}", _GL: None, _DY: None, _SP: " "})
+
+
+def _scan(raw: str, ifs_default: bool) -> str:
+    out: list[str] = []
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        nxt = raw[i + 1] if i + 1 < n else ""
+        if c == "\\":
+            if nxt != "\n":
+                out.append(nxt or "\\")
+            i += 2
+        elif c == "'":
+            end = raw.find("'", i + 1)
+            end = n if end < 0 else end
+            out.append(raw[i + 1 : end])
+            i = end + 1
+        elif c == "$" and nxt == "'":
+            value, i = _ansi_c(raw, i + 2)
+            out.append(value)
+        elif c == '"' or (c == "$" and nxt == '"'):
+            start = i + 1 if c == '"' else i + 2
+            value, i, whole = _double_quoted(raw, start)
+            out.append(value)
+            if not whole:
+                return "".join(out) + _DY
+        elif c == "$":
+            rest = raw[i + 1 :]
+            ifs = _IFS_REF.match(rest)
+            if ifs is not None:
+                out.append(_SP if ifs_default else _DY)
+                i += 1 + ifs.end()
+                continue
+            name = _NAME.match(rest)
+            if name is not None:
+                out.append(_DY)
+                i += 1 + name.end()
+            elif nxt == "{":
+                end = raw.find("}", i + 2)
+                if end < 0 or "$" in raw[i + 2 : end] or "`" in raw[i + 2 : end]:
+                    return "".join(out) + _DY
+                out.append(_DY)
+                i = end + 1
+            elif nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
+                out.append(_DY)
+                i += 2
+            elif nxt in ("(", "["):
+                return "".join(out) + _DY
+            else:
+                out.append("$")
+                i += 1
+        elif c == "`" or (c in "<>" and nxt == "("):
+            return "".join(out) + _DY
+        elif c == "{":
+            out.append(_OB)
+            i += 1
+        elif c == ",":
+            out.append(_CM)
+            i += 1
+        elif c == "}":
+            out.append(_CB)
+            i += 1
+        elif c in "*?" or (c == "[" and "]" in raw[i + 1 :]) or (c in "!@+" and nxt == "("):
+            out.append(_GL + c)
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _double_quoted(raw: str, i: int) -> tuple[str, int, bool]:
+    """The value of "..." from just after the quote, the index after it, and whether it was
+    read whole (False: a substitution whose end is not sought; the rest is run-time)."""
+    out: list[str] = []
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c == '"':
+            return "".join(out), i + 1, True
+        if c == "\\" and i + 1 < n and raw[i + 1] in '$`"\\\n':
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+        elif c == "`" or (c == "$" and raw[i + 1 : i + 2] in ("(", "[")):
+            return "".join(out), n, False
+        elif c == "$" and raw[i + 1 : i + 2] == "{":
+            end = raw.find("}", i + 2)
+            if end < 0 or "$" in raw[i + 2 : end] or "`" in raw[i + 2 : end]:
+                return "".join(out), n, False
+            out.append(_DY)
+            i = end + 1
+        elif c == "$" and (
+            _NAME.match(raw, i + 1) or raw[i + 1 : i + 2] in tuple("@*#?$!-0123456789")
+        ):
+            name = _NAME.match(raw, i + 1)
+            out.append(_DY)
+            i = name.end() if name is not None else i + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out), n, True
+
+
+def _ansi_c(raw: str, i: int) -> tuple[str, int]:
+    """The value of $'...' from just after the quote, and the index after it."""
+    out: list[str] = []
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "'":
+            return "".join(out), i + 1
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = raw[i + 1]
+        i += 2
+        if e in _ANSI:
+            out.append(_ANSI[e])
+        elif e in "xuU":
+            size = {"x": 2, "u": 4, "U": 8}[e]
+            digits = re.match(f"[0-9A-Fa-f]{{1,{size}}}", raw[i : i + size])
+            if digits is None:
+                out.append("\\" + e)
+            else:
+                out.append(_chr(int(digits.group(), 16)))
+                i += digits.end()
+        elif e in "01234567":
+            digits = re.match("[0-7]{1,3}", raw[i - 1 : i + 2])
+            assert digits is not None
+            out.append(_chr(int(digits.group(), 8) & 0xFF))
+            i += digits.end() - 1
+        elif e == "c" and i < n:
+            out.append(_chr(ord(raw[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + e)
+    return "".join(out), n
+
+
+def _chr(code: int) -> str:
+    return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else _DY
+
+
+_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])")
+
+
+def _brace(word: str) -> list[str] | None:
+    """Bash's brace expansion of a marked word (unquoted braces and commas are sentinels);
+    None past MAX_BRACE words."""
+    results = [word]
+    done: list[str] = []
+    while results:
+        w = results.pop()
+        expanded = _brace_once(w)
+        if expanded is None:
+            done.append(w)
+        else:
+            results.extend(reversed(expanded))
+        if len(results) + len(done) > MAX_BRACE:
+            return None
+    return done
+
+
+def _brace_once(w: str) -> list[str] | None:
+    start = 0
+    while True:
+        ob = w.find(_OB, start)
+        if ob < 0:
+            return None
+        depth, commas, cb = 0, [], -1
+        for j in range(ob + 1, len(w)):
+            ch = w[j]
+            if ch == _OB:
+                depth += 1
+            elif ch == _CB:
+                if depth == 0:
+                    cb = j
+                    break
+                depth -= 1
+            elif ch == _CM and depth == 0:
+                commas.append(j)
+        if cb < 0:
+            return None
+        head, tail = w[:ob], w[cb + 1 :]
+        if commas:
+            cuts = [ob, *commas, cb]
+            return [head + w[a + 1 : b] + tail for a, b in itertools.pairwise(cuts)]
+        seq = _sequence(w[ob + 1 : cb])
+        if seq is not None:
+            return [head + item + tail for item in seq]
+        start = ob + 1  # not an expansion: the brace stays literal
+
+
+def _sequence(inner: str) -> list[str] | None:
+    m = _RANGE.fullmatch(inner)
+    if m is None:
+        return None
+    if m.group(4):
+        a, b = ord(m.group(4)), ord(m.group(5))
+        step = 1 if b >= a else -1
+        return [chr(c) for c in range(a, b + step, step)][: MAX_BRACE + 1]
+    a, b = int(m.group(1)), int(m.group(2))
+    step = abs(int(m.group(3) or 1)) or 1
+    step = step if b >= a else -step
+    count = abs(b - a) // abs(step) + 1
+    if count > MAX_BRACE:
+        return [str(a)] * (MAX_BRACE + 1)
+    return [str(a + k * step) for k in range(count)]
+
+
+# --- scripts -----------------------------------------------------------------------------
+
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+# Nodes of text, which hold a command only inside a substitution.
+_WORDS = frozenset({"heredoc_body", "string", "concatenation", "word", "raw_string",
+                    "simple_expansion", "expansion", "variable_assignment"})  # fmt: skip
+_SUBSTITUTION = re.compile(rb"\$\(|`|[<>]\(")
+_BRACE_COMMAND = re.compile(
+    r"(^|[;&|(\n])([ \t]*(?:(?:then|do|else|elif|if|while|until|!)[ \t]+)*)\{(?=[^\s{}]*,\S*\})"
+)
+_IFS_SET = re.compile(r"(?<![A-Za-z0-9_])IFS\+?=|read\b[^\n;|&]*\bIFS\b")
+
+
+def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
+    if depth > MAX_DEPTH:
+        ctx.add(Run((), via, unknowable=f"scripts nested more than {MAX_DEPTH} deep"))
+        return
+    if len(script) > MAX_SCRIPT:
+        ctx.add(Run((), via, unknowable=f"a script of {len(script)} characters is not read"))
+        return
+    if not script.strip():
+        return
+    parsed = parse(script)
+    if parsed is None:
+        ctx.add(Run((), via, unknowable="the script holds text no parser reads (NUL)"))
+        return
+    tree, src = parsed
+    saved = ctx.ifs_default
+    if "IFS" in script and _IFS_SET.search(script):
+        ctx.ifs_default = False  # the script sets IFS: $IFS splits where bash decides
+    root = tree.root_node
+    if root.has_error and "{" in script:
+        # `{rm,-rf,x}` where a command starts is brace expansion to bash (a group needs a blank
+        # after `{`), an error to tree-sitter: the tree of the script with `_` for that brace
+        # (same offsets; the words are still read from the script itself)
+        braced = _BRACE_COMMAND.sub(r"\1\2_", script)
+        again = parse(braced) if braced != script else None
+        if again is not None and not again[0].root_node.has_error:
+            root = again[0].root_node
+    if root.has_error:
+        ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
+    _walk(root, src, via, depth, ctx)
+    ctx.ifs_default = saved
+
+
+def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
+    """Every `command` of the tree, in source order. A cursor, not lists of children: the
+    walk stops at the bound without building a node for each of a huge script's commands."""
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        descend = True
+        if node is not None and node.is_named:
+            kind = node.type
+            if kind == "command" and not _command(node, src, via, depth, ctx):
+                return
+            # text holds a command only inside a substitution (a long heredoc is not walked)
+            descend = kind not in _WORDS or bool(
+                _SUBSTITUTION.search(src, node.start_byte, node.end_byte)
+            )
+        if descend and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+
+
+def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
+    """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
+    ends). False once the bound is reached."""
+    groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
+    previous: Node | None = None
+    for child in node.children:
+        if child.type in _REDIRECTS or child.type == "variable_assignment":
+            previous = None
+            continue
+        if not child.is_named and child.type != "$":
+            continue
+        gap = src[previous.end_byte : child.start_byte] if previous is not None else None
+        if gap is not None and not gap.replace(b"\\\n", b""):
+            groups[-1][-1][1] = child.end_byte  # nothing between (a line continuation): one word
+        elif gap is not None and _crosses_line(gap):
+            groups.append([[child.start_byte, child.end_byte]])  # bash ends the command here
+        elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
+            _escaped_gap(groups[-1], gap, child.start_byte, child.end_byte)  # `a\ b`: one word
+        else:
+            if gap is not None and gap.strip(b" \t"):
+                shown = gap.decode("utf-8", "surrogateescape").encode("unicode_escape").decode()
+                ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
+            groups[-1].append([child.start_byte, child.end_byte])
+        previous = child
+
+    def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
+        return _stdin_of(node, src, ctx)
+    for n, words in enumerate(groups):
+        if not words:
+            continue
+        raws = [src[a:b].decode("utf-8", "surrogateescape") for a, b in words]
+        argv: list[str] = []
+        dynamic: set[int] = set()
+        for raw in raws:
+            for value, dyn in read_word(raw, ifs_default=ctx.ifs_default).fields:
+                if dyn:
+                    dynamic.add(len(argv))
+                argv.append(value)
+        if not argv:
+            continue
+        if 0 in dynamic:
+            why = f"its name is `{raws[0]}`"
+            if not ctx.add(Run(tuple(argv), via, frozenset(dynamic), unknowable=why)):
+                return False
+            continue
+        stdin = input_text if n == len(groups) - 1 else _no_input
+        if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
+            return False
+    return True
+
+
+# Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
+# an escaped blank as part of a word.
+_ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
+
+
+def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
+    """Bash's words over `gap` (blanks and escaped blanks, from `words[-1]`'s end) and the
+    next word (`start`..`end`): a piece with no unescaped blank before it extends the word
+    before; one with none after it starts the next word; others are words of their own."""
+    base = start - len(gap)
+    piece: int | None = 0  # where the current piece starts in the gap; 0: glued to the word
+    i = 0
+    while i < len(gap):
+        if gap[i : i + 1] == b"\\":
+            if piece is None:
+                piece = i
+            i += 2
+            continue
+        if piece == 0:
+            words[-1][1] = base + i
+        elif piece is not None:
+            words.append([base + piece, base + i])
+        piece = None
+        i += 1
+    if piece == 0:
+        words[-1][1] = end
+    elif piece is not None:
+        words.append([base + piece, end])
+    else:
+        words.append([start, end])
+
+
+def _crosses_line(between: bytes) -> bool:
+    return b"\n" in between.replace(b"\\\n", b"")
+
+
+# What a command reads on its input, should a shell read it as a script: the text (None when
+# bash decides it at run time), how it comes (`<<<`, `echo |`), and a doubt: why bash may read
+# other text (the text is read as written too, so that a literal command in it still counts).
+_Stdin = tuple[str | None, str, str | None]
+
+
+def _no_input() -> _Stdin | None:
+    return None
+
+
+def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
+    """The text on a command's input from its here-string, here-document or the command
+    piped into it (None: the command reads no such input)."""
+    redirects = [c for c in node.named_children if c.type in _REDIRECTS]
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        redirects += [c for c in parent.named_children if c.type in _REDIRECTS]
+    found: _Stdin | None = None
+    for r in redirects:
+        if r.type == "herestring_redirect":
+            word = r.named_children[-1] if r.named_children else None
+            if word is None:
+                continue
+            read = read_word(text(word, src), ifs_default=ctx.ifs_default)
+            if any(dyn for _, dyn in read.fields):
+                found = (None, "a here-string with an expansion", None)
+            else:
+                found = (" ".join(v for v, _ in read.fields), "<<<", None)
+        elif r.type == "heredoc_redirect":
+            found = _heredoc(r, src)
+        elif r.type == "file_redirect":
+            op = next((c.type for c in r.children if not c.is_named), "")
+            target = r.child_by_field_name("destination")
+            if op == "<" and target is not None and target.type == "process_substitution":
+                found = (None, "input from a process substitution", None)
+            elif op == "<":
+                found = ("", "<", None)  # a script file: the rules judge the shell, as `sh FILE`
+    if found is not None:
+        return found
+    statement = parent if parent is not None and parent.type == "redirected_statement" else node
+    pipeline = statement.parent
+    if pipeline is None or pipeline.type != "pipeline":
+        return None
+    stages = pipeline.named_children
+    at = stages.index(statement) if statement in stages else 0
+    if at:
+        return _piped_text(stages[at - 1], src, ctx)
+    holder = pipeline.parent  # `cat <<E | bash`: tree-sitter puts the pipeline in the heredoc
+    outer = holder.parent if holder is not None else None
+    if holder is None or holder.type != "heredoc_redirect" or outer is None:
+        return None
+    body = outer.child_by_field_name("body")
+    return None if body is None else _piped_text(body, src, ctx)
+
+
+def _printf(fmt: str, args: Sequence[str]) -> str | None:
+    """What `printf FMT ARGS...` writes, for formats of `%s` and `\\n \\t \\\\` only (the
+    format is reused while arguments remain, as printf does); None for others."""
+    if re.search(r"%[^s]|%$|\\[^nt\\]|\\$", fmt):
+        return None
+    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    parts = fmt.split("%s")
+    per = len(parts) - 1
+    out, rest = [], list(args)
+    while True:
+        taken, rest = rest[:per], rest[per:]
+        out.append(parts[0])
+        out += [(taken[k] if k < len(taken) else "") + part for k, part in enumerate(parts[1:])]
+        if not rest or per == 0:
+            return "".join(out)
+
+
+def _heredoc(r: Node, src: bytes) -> _Stdin:
+    start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
+    body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
+    delimiter = text(start, src) if start is not None else ""
+    content = text(body, src) if body is not None else ""
+    quoted = any(q in delimiter for q in "'\"\\")
+    if any(c.type == "<<-" for c in r.children):
+        content = "\n".join(line.lstrip("\t") for line in content.split("\n"))
+    if not quoted and any(c in content for c in "$`\\"):
+        return (content, "<<", "a here-document with expansions")
+    return (content, "<<", None)
+
+
+def _piped_text(stage: Node, src: bytes, ctx: _Ctx) -> _Stdin:
+    """What a pipeline stage writes, when it is literal: `echo WORDS`, `printf TEXT`, `cat`
+    of a here-document or here-string."""
+    unknown: _Stdin = (None, "what another command writes into the pipe", None)
+    command = stage
+    if command.type == "redirected_statement":
+        body = command.child_by_field_name("body")
+        command = body if body is not None else command
+    if command.type != "command":
+        return unknown
+    words: list[str] = []
+    for child in command.named_children:
+        if child.type in _REDIRECTS or child.type == "variable_assignment":
+            continue
+        read = read_word(text(child, src), ifs_default=ctx.ifs_default)
+        if any(dyn for _, dyn in read.fields):
+            return unknown
+        words += [v for v, _ in read.fields]
+    if not words:
+        return unknown
+    name = words[0]
+    if name == "echo":
+        args = words[1:]
+        while args and re.fullmatch("-[neE]+", args[0]):
+            if "e" in args[0] and any("\\" in a for a in args[1:]):
+                return unknown
+            args = args[1:]
+        return (" ".join(args), "echo |", None)
+    if name == "printf" and len(words) >= 2:
+        text_ = _printf(words[1], words[2:])
+        return unknown if text_ is None else (text_, "printf |", None)
+    if name == "cat" and len(words) == 1:
+        return _stdin_of(command, src, ctx) or unknown
+    return unknown
+
+
+# --- argvs -------------------------------------------------------------------------------
+
+_SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_DASH_C = frozenset({"su", "runuser", "script", "flock", "sg"})
+_BOXES = frozenset({"busybox", "toybox"})
+
+
+def _argv(
+    words: tuple[str, ...],
+    dynamic: frozenset[int],
+    via: tuple[str, ...],
+    depth: int,
+    ctx: _Ctx,
+    stdin: Callable[[], _Stdin | None],
+    open_tail: bool = False,
+) -> bool:
+    """`words` run as a command, and what it runs in turn. False once the bound is reached."""
+    if not ctx.add(Run(words, via, dynamic, open_tail)):
+        return False
+    if depth >= MAX_DEPTH:
+        return ctx.add(Run((), via, unknowable=f"commands nested more than {MAX_DEPTH} deep"))
+    name = executable_name_lookup_key(words[0]) or words[0]
+    here = (*via, name)
+
+    def inner(start: int, *, label: str = name, tail: bool = open_tail) -> bool:
+        rest = words[start:]
+        if not rest:
+            return True
+        moved = frozenset(i - start for i in dynamic if i >= start)
+        if label == "xargs":  # `xargs -I{} CMD {}`: the replaced words come at run time
+            marker = _xargs_replace(words[:start])
+            moved |= {k for k, w in enumerate(rest) if marker and marker in w}
+        if 0 in moved:
+            why = f"`{label}` runs `{rest[0]}`"
+            return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
+        return _argv(rest, moved, (*via, label), depth + 1, ctx, stdin, tail)
+
+    def source(text_: str, index: int | None, label: str) -> bool:
+        if index is not None and index in dynamic:
+            why = f"`{label}` runs shell source from an expansion"
+            if not ctx.add(Run((), (*via, label), unknowable=why)):
+                return False  # and its text as written, for the commands it names literally
+        _script(text_, (*via, label), depth + 1, ctx)
+        return len(ctx.out) < MAX_RUNS
+
+    if name in SHELLS or (name in _BOXES and words[1:2] in (("sh",), ("ash",), ("bash",))):
+        shell = words[1:] if name in _BOXES else words
+        offset = 1 if name in _BOXES else 0
+        return _shell(shell, offset, dynamic, via, ctx, stdin, source, open_tail)
+    if name == "eval":
+        if any(i > 0 for i in dynamic):
+            return ctx.add(Run((), (*via, "eval"), unknowable="`eval` of an expansion"))
+        return source(" ".join(words[1:]), None, "eval")
+    if name in ("source", "."):
+        target = words[1] if len(words) > 1 else ""
+        if 1 in dynamic or target.startswith(("<(", "/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
+            return ctx.add(Run((), here, unknowable=f"`{name}` reads a script from `{target}`"))
+        return True
+    if name == "alias" and any("=" in w for w in words[1:]):
+        return ctx.add(Run((), here, unknowable="an alias definition"))
+    if name == "trap":
+        from shellgate.shell.dangerous import trap_action
+
+        action = trap_action(list(words))
+        return True if action is None else source(action, None, "trap")
+    if name in _BOXES:
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 1
+        return inner(i, label=f"{name} APPLET")
+    if name == "watch":
+        return _watch(words, inner, source)
+    if name in _DASH_C:
+        found = _dash_c(words)
+        if found is not None:
+            return source(found[1], found[0], f"{name} -c")
+    if name == "sudo" and any(re.fullmatch("-[A-Za-z]*[si]", w) for w in words[1:3]):
+        unwrapped = unwrap(list(words))  # `sudo -s CMD...`: the login shell runs `-c 'CMD...'`
+        return source(" ".join(unwrapped[1]), None, "sudo -s") if unwrapped else True
+    if name == "find":
+        return _find(words, dynamic, via, depth, ctx)
+    canonical = canonical_words(words)
+    if canonical is not None:
+        kept, start = canonical
+        moved = frozenset(i - start + 1 for i in dynamic if i >= start)
+        return _argv(kept, moved, (*via, f"{name} {words[1]}"), depth + 1, ctx, stdin, open_tail)
+    unwrapped = unwrap(list(words))
+    if unwrapped is not None:
+        label, rest = unwrapped
+        tail = open_tail or label == "xargs"
+        if tuple(rest) == words[len(words) - len(rest) :]:
+            return inner(len(words) - len(rest), label=label, tail=tail)
+        if dynamic:  # env -S "..." split from a run-time word
+            why = f"`{label}` splits an expansion into a command"
+            return ctx.add(Run((), here, unknowable=why))
+        return _argv(tuple(rest), frozenset(), (*via, label), depth + 1, ctx, stdin, tail)
+    return True
+
+
+_Source = Callable[[str, int | None, str], bool]  # shell source, the word it came from, how
+
+
+def _shell(
+    argv: tuple[str, ...],
+    offset: int,
+    dynamic: frozenset[int],
+    via: tuple[str, ...],
+    ctx: _Ctx,
+    stdin: Callable[[], _Stdin | None],
+    source: _Source,
+    open_tail: bool,
+) -> bool:
+    """A shell's options: `-c SCRIPT` (anywhere among them), a script file operand, or a
+    script read on its input (`-s`, `-`, no operand): known only from a here-string, a
+    here-document or a literal pipe (`_stdin_of`); any other input is run-time (`echo x |
+    { bash; }`, `>(sh)`, a shell inside a script that was itself piped in)."""
+    label = executable_name_lookup_key(argv[0]) or argv[0]
+    i, dash_c, reads_stdin = 1, False, False
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--" or arg == "-":
+            reads_stdin = arg == "-"
+            i += 1
+            break
+        if arg in _SHELL_VALUED:
+            i += 2
+            continue
+        if arg.startswith("--"):
+            i += 1
+            continue
+        if len(arg) > 1 and arg[0] in "-+" and arg[1:].isalpha():
+            dash_c = dash_c or (arg[0] == "-" and "c" in arg)
+            reads_stdin = reads_stdin or (arg[0] == "-" and "s" in arg)
+            i += 1 + sum(1 for letter in arg[1:] if letter in "oO")
+            continue
+        break
+    if i >= len(argv) and open_tail:  # `xargs sh -c`, `xargs bash`: the script comes later
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` gets its script from input"))
+    if dash_c:
+        if i >= len(argv):
+            return True
+        return source(argv[i], i + offset, f"{label} -c")
+    if i < len(argv) and not reads_stdin:
+        operand = argv[i]
+        if i + offset in dynamic or operand.startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
+            why = f"`{label}` runs a script from `{operand}`"
+            return ctx.add(Run((), (*via, label), unknowable=why))
+        if operand not in ("/dev/stdin", "/proc/self/fd/0"):
+            return True  # a script file: the rules judge `bash FILE`
+    given = stdin()
+    if given is None:
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads a script on its input"))
+    content, how, doubt = given
+    if content is None:
+        return ctx.add(Run((), (*via, label), unknowable=f"`{label}` reads {how}"))
+    if doubt is not None and not ctx.add(
+        Run((), (*via, label), unknowable=f"`{label}` reads {doubt}")
+    ):
+        return False
+    return source(content, None, f"{how} {label}")
+
+
+def _xargs_replace(options: tuple[str, ...]) -> str | None:
+    """The replace string of xargs' `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`)."""
+    for i, word in enumerate(options):
+        if word == "-I" and i + 1 < len(options):
+            return options[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word.startswith(("-i", "--replace")):
+            value = word.split("=", 1)[1] if "=" in word else word[2:] if word[:2] == "-i" else ""
+            return value or "{}"
+    return None
+
+
+def _watch(words: tuple[str, ...], inner: Callable[..., bool], source: _Source) -> bool:
+    """`watch [options] CMD...`: `sh -c` of the words joined, or the argv itself with -x."""
+    valued = {"-n", "--interval", "-q", "--equexit"}
+    i, direct = 1, None
+    while i < len(words) and words[i].startswith("-") and words[i] != "--":
+        direct = direct or words[i] == "--exec" or re.fullmatch("-[a-z]*x[a-z]*", words[i])
+        i += 2 if words[i] in valued else 1
+    if i < len(words) and words[i] == "--":
+        i += 1
+    if direct is not None:
+        return inner(i, label="watch -x")
+    return source(" ".join(words[i:]), None, "watch") if i < len(words) else True
+
+
+def _dash_c(words: tuple[str, ...]) -> tuple[int, str] | None:
+    """The shell source of `-c SRC`, `-lc SRC`, `--command SRC`, `--command=SRC` (its
+    word's index and text), if any."""
+    for i, w in enumerate(words[1:], 1):
+        if w == "--":
+            return None
+        if w.startswith("--command="):
+            return i, w.split("=", 1)[1]
+        if (w == "--command" or re.fullmatch("-[A-Za-z]*c", w)) and i + 1 < len(words):
+            return i + 1, words[i + 1]
+    return None
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Every program whose arguments `_argv` reads; any other command runs only its own words.
+_LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, "eval", "source",
+                         ".", "alias", "trap", "watch", "find", "sudo"})  # fmt: skip
+
+
+def runs_arguments(program: str) -> bool:
+    """Whether bash_runs reads more than the words of a command named `program` (a shell, a
+    runner, `eval`, `find`, git's global options, ...): if none of a plain script's commands
+    does, its runs are exactly its commands."""
+    return (executable_name_lookup_key(program) or program) in _LOOKS_INTO
+
+
+def _find(
+    words: tuple[str, ...], dynamic: frozenset[int], via: tuple[str, ...], depth: int, ctx: _Ctx
+) -> bool:
+    i = 0
+    while i < len(words):
+        if words[i] in _FIND_EXEC:
+            end = i + 1
+            while end < len(words) and words[end] not in (";", "+"):
+                end += 1
+            rest = words[i + 1 : end]
+            label = f"find {words[i]}"
+            if rest:
+                moved = {k - i - 1 for k in dynamic if i < k < end}
+                moved |= {k for k, w in enumerate(rest) if "{}" in w}
+                if 0 in moved:
+                    why = f"`{label}` runs `{rest[0]}`"
+                    if not ctx.add(Run(rest, (*via, label), frozenset(moved), unknowable=why)):
+                        return False
+                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, _no_input):
+                    return False
+            i = end
+        i += 1
+    return True
