@@ -217,13 +217,15 @@ def _context(before: str) -> tuple[KeyPath, bool, bool]:
     i, n = 0, len(before)
     while i < n:
         c = before[i]
-        if not stack and (i == 0 or before[i - 1] == "\n"):
+        if i == 0 or before[i - 1] == "\n":
             end = before.find("\n", i)
             m = _TABLE.match(before[i:end]) if end >= 0 else None
-            if m is not None:  # a complete header line: the table the keys below belong to
+            # A complete header line: the table the keys below belong to (a bare name there is
+            # no value, so a bracket left open above was a typo: forget it).
+            if m is not None and (not stack or m.group(2)[:1].isalpha()):
                 parts = [p.strip().strip('"') for p in m.group(2).split(".")]
                 table = (*parts, 0) if m.group(1) == "[[" else tuple(parts)
-                key, at_value, i = [], False, end
+                stack, key, at_value, i = [], [], False, end
                 continue
         if c == "#":
             end = before.find("\n", i)
@@ -235,13 +237,16 @@ def _context(before: str) -> tuple[KeyPath, bool, bool]:
             i += 1
             continue
         if c in "\"'":
-            q = before[i]
-            end = before.find(q, i + 1)
+            q = c * 3 if before.startswith(c * 3, i) else c
+            end = before.find(q, i + len(q))
+            newline = before.find("\n", i)
+            if len(q) == 1 and 0 <= newline < end:
+                end = newline - len(q)  # a one-line string left open: it ends with its line
             if end < 0:
                 return (*_base(table, stack), *key), at_value, True
             if not at_value:
-                key.append(before[i + 1 : end])
-            i = end + 1
+                key.append(before[i + len(q) : end])
+            i = end + len(q)
             continue
         if c == "=":
             at_value = True
