@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
 
-from shellgate.lint.analyze import FileAnalysis
+from shellgate.lint.analyze import FileAnalysis, analyze_file
 from shellgate.lint.describe import pattern_text
 from shellgate.lint.finding import Finding, Severity
 from shellgate.lint.overlap import covers, rule_target
@@ -56,3 +58,21 @@ def _stricter_cover(rule: PrefixRule, candidates: Iterable[PrefixRule]) -> Prefi
         if stricter and covers(broad, rule):
             best = broad
     return best
+
+
+def system_tier_rules(system_dir: Path | None = None) -> tuple[list[PrefixRule], set[str]]:
+    """The admin's rules on disk (`/etc/codex/rules/*.rules`, then requirements.toml) with their
+    layers, and the files they come from. A file that fails contributes nothing here: its
+    error is its own lint finding when it is linted, and every entry point reports it."""
+    from shellgate.codexconfig import SYSTEM_FOLDER
+    from shellgate.lint.workspace import discover_layer_files
+
+    system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
+    files = [f for f in discover_layer_files(codex_home=None, project_roots=(), system_dir=system)
+             if f.layer in MANAGED_LAYERS]  # fmt: skip
+    rules: list[PrefixRule] = []
+    for f in files:
+        analysis = analyze_file(f.path)
+        if analysis.error is None:
+            rules += [r if r.layer else replace(r, layer=f.layer) for r in analysis.rules]
+    return rules, {os.path.realpath(f.path) for f in files}
