@@ -54,6 +54,7 @@ class MatchedRule:
     source: str | None  # "path:line:column", None for heuristics
     justification: str | None = None
     heuristic: bool = False
+    layer: str | None = None  # the rule's tier: system, user, project, cli, requirements
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,8 @@ class Orchestrator:
                 span = m.rule.span
                 src = f"{span.path}:{span.line}:{span.column}" if span else None
                 out.append(
-                    MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification)
+                    MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification,
+                                layer=m.rule.layer)
                 )
             elif isinstance(m, HeuristicsRuleMatch):
                 out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))

@@ -56,6 +56,7 @@ def render(request: ApprovalRequest) -> str:
     lines.append(f"    in {escape_untrusted(request.cwd)}")
     for rule in request.matched_rules:
         where = rule.source or "heuristics"
+        where += f", {rule.layer}" if rule.layer else ""
         lines.append(f"  Rule: {rule.decision} `{escape_untrusted(join(rule.prefix))}` ({where})")
     if request.amendment_text:
         lines.append(f"  Would add: {escape_untrusted(request.amendment_text)}")
