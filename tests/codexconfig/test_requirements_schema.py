@@ -1,10 +1,16 @@
 """rules-schema/requirements.schema.json (for TOML editors) against ShellGate's parser of
 requirements.toml: every valid example passes both, every invalid one fails both, and the
-schema's choices are the parser's."""
+schema's choices are the parser's. The same examples through the real Taplo (the engine of
+Even Better TOML; @taplo/cli from tests/vscode/package.json, installed by tests/vscode/setup.sh),
+`#:schema` directive included."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -19,9 +25,10 @@ from shellgate.codexconfig.requirements import (
     parse_requirements,
 )
 
-SCHEMA = json.loads(
-    (Path(__file__).parents[2] / "rules-schema" / "requirements.schema.json").read_text()
-)
+ROOT = Path(__file__).parents[2]
+SCHEMA_FILE = ROOT / "rules-schema" / "requirements.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text())
+TAPLO = ROOT / "tests" / "vscode" / "node_modules" / ".bin" / "taplo"
 RULE = '[[rules.prefix_rules]]\npattern = [{ token = "git" }]\n'
 
 VALID = {
@@ -110,3 +117,30 @@ def test_the_choices_are_the_parsers() -> None:
     assert props["allowed_sandbox_modes"]["items"]["enum"] == list(SANDBOX_MODES)
     decisions = SCHEMA["definitions"]["prefixRule"]["properties"]["decision"]["enum"]
     assert sorted(decisions) == ["forbidden", "prompt", "prompt-user"]
+
+
+@pytest.mark.skipif(
+    not TAPLO.exists() or shutil.which("node") is None, reason="needs tests/vscode's npm ci"
+)
+def test_taplo_agrees(tmp_path: Path) -> None:
+    """Each example checked by Taplo with the schema as a `#:schema` directive (a path next to
+    the file, as an admin would write it): Taplo refuses exactly the invalid ones."""
+    shutil.copy(SCHEMA_FILE, tmp_path / "requirements.schema.json")
+    examples = {**{f"valid-{k}": v for k, v in VALID.items()},
+                **{f"invalid-{k}": v for k, v in INVALID.items()}}  # fmt: skip
+    files = []
+    for i, (name, text) in enumerate(sorted(examples.items())):
+        path = tmp_path / f"{i:02d}-{name.replace(' ', '_')}.toml"
+        if not text.startswith("#:schema"):
+            text = "#:schema ./requirements.schema.json\n" + text
+        path.write_text(text)
+        files.append(path)
+    run = subprocess.run(
+        [str(TAPLO), "check", "--colors", "never", *(str(f) for f in files)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={**os.environ, "RUST_LOG": "error"},
+    )  # fmt: skip
+    refused = set(re.findall(r'invalid file error=.*? path="([^"]+)"', run.stderr))
+    assert {Path(p).name for p in refused} == {
+        f.name for f in files if f.name.split("-", 1)[1].startswith("invalid")
+    }, run.stderr

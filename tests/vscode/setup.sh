@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the VS Code end-to-end test needs, idempotently: code-server 4.100.3 (VS Code
-# 1.100.3, the last release on Node 20) in a cache directory, playwright-core (npm ci here), and
+# 1.100.3, the last release on Node 20) in a cache directory, playwright-core and Taplo (npm ci
+# here; Taplo checks the requirements.toml schema in tests/codexconfig), and
 # the extension's .vsix (npm ci + npm run package in vscode-client/). Debian's chromium comes from
 # .ci/run's apt line. Offline-safe: nothing here talks to GitHub or the VS Code update servers.
 set -euo pipefail
@@ -25,7 +26,7 @@ if [ ! -x "$CACHE/cs/node_modules/.bin/code-server" ] || \
     || { tail -40 "$CACHE/cs-install.log"; exit 1; }
 fi
 
-t "playwright-core (npm ci)"
+t "playwright-core, @taplo/cli (npm ci)"
 ( cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error )
 
 t "extension: npm ci && npm run package"
