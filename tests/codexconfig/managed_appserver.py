@@ -132,6 +132,9 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
         standin.stop()
         return {"startup": {"rc": rc, "stderr": err}, "cases": []}
     await send({"method": "initialized"})
+    await asyncio.sleep(0.2)
+    # warnings about the config files come once per process, whenever Codex loads them
+    result["startup_warnings"] = list(notes)
     for spec in config["cases"]:
         case = {"items": [], "approvals": []}
         notes.clear()

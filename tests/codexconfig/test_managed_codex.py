@@ -254,7 +254,9 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     differences.append(f"{where}: hook {verdict} {reason!r} vs {codex_error!r}")
                 continue
             assert len(result["cases"]) == len(setup.cases)
-            warned: set[str] = set()
+            # Codex warns about a config file's disallowed value once per process: before the
+            # first thread or within one; a warning given earlier counts as given
+            warned = set(codex_row({"warnings": result.get("startup_warnings", [])})["warnings"])
             for spec, case, mine in zip(setup.cases, result["cases"], ours, strict=True):
                 rows += 1
                 theirs = codex_row(case)
@@ -271,8 +273,6 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     if verdict != "deny":
                         differences.append(f"{label}: hook {verdict} on a refused session")
                     continue
-                # Codex warns about a config file's disallowed value once per process (at the
-                # first thread): a warning it gave earlier in the set-up counts as given
                 if set(theirs.get("warnings", ())) <= set(explained.get("warnings", ())) <= set(
                     theirs.get("warnings", ())) | warned:  # fmt: skip
                     explained["warnings"] = theirs.get("warnings")

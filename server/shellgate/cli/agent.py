@@ -54,11 +54,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key-env", default=d.api_key_env, metavar="VAR",
                    help=f"the environment variable holding the API key (default {d.api_key_env})"
                    "; the key itself is never written anywhere")
-    p.add_argument("--approval-policy", default="on-request", metavar="POLICY",
-                   help="untrusted, on-request (default), never, or granular JSON")
-    p.add_argument("--sandbox", default="workspace-write",
+    p.add_argument("--approval-policy", metavar="POLICY",
+                   help="untrusted, on-request, never, or granular JSON (default: Codex's "
+                   "config files, else on-request; the admin's requirements may clamp it)")
+    p.add_argument("--sandbox",
                    choices=["read-only", "workspace-write", "danger-full-access"],
-                   help="the sandbox mode (default: workspace-write)")
+                   help="the sandbox mode (default: Codex's config files, else "
+                   "workspace-write; the admin's requirements may clamp it)")
     p.add_argument("--cwd", metavar="DIR", help="the workspace (default: the current directory)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="an extra rules file, loaded after the user and project layers "

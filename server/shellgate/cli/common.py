@@ -76,8 +76,12 @@ def one_target(
     return EXIT_USAGE
 
 
-def approval_policy(prog: str, text: str) -> ApprovalPolicy | int:
+def approval_policy(prog: str, text: str | None) -> ApprovalPolicy | int | None:
+    """`--approval-policy` parsed; None when not given (Codex's config files decide)."""
     from shellgate.approval.context import ApprovalPolicy
+
+    if text is None:
+        return None
 
     try:
         return ApprovalPolicy.parse(text)

@@ -103,12 +103,9 @@ def main(argv: list[str]) -> int:
         from shellgate.shell import bash_reading
 
         bash_reading.enable()
-    approval = None
-    if args.approval_policy is not None:
-        parsed = common.approval_policy(PROG, args.approval_policy)
-        if isinstance(parsed, int):
-            return parsed
-        approval = parsed
+    approval = common.approval_policy(PROG, args.approval_policy)
+    if isinstance(approval, int):
+        return approval
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd

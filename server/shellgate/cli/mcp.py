@@ -74,6 +74,7 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    assert approval is not None  # the flag has a default
     # Before the SDK's import (over a second): from here the wire is read, and answered from
     # the answer cache where the SDK's answer is known (front.py).
     from shellgate.mcp.front import Front

@@ -44,15 +44,15 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--approval-policy",
-        default="on-request",
         metavar="POLICY",
-        help="untrusted, on-request (default), on-failure, never, or granular JSON",
+        help="untrusted, on-request, on-failure, never, or granular JSON (default: Codex's "
+        "config files, else on-request; the admin's requirements may clamp it)",
     )
     p.add_argument(
         "--sandbox",
-        default="workspace-write",
         choices=["read-only", "workspace-write", "danger-full-access"],
-        help="the sandbox mode (default: workspace-write)",
+        help="the sandbox mode (default: Codex's config files, else workspace-write; the "
+        "admin's requirements may clamp it)",
     )
     p.add_argument("--cwd", metavar="DIR", help="run there (default: the current directory)")
     p.add_argument(
