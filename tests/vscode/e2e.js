@@ -308,6 +308,19 @@ async function waitFor(predicate, timeoutMs, what) {
       return `server starts in the log: ${before} -> ${serverStarts()}`;
     });
 
+    await check('requirements.toml: Codex\'s error at the key, hover on a managed rule', async () => {
+      await quickOpen(page, 'managed-bad/requirements.toml');
+      await page.waitForSelector(`${sel.activeEditorLines}:has-text("allow")`, { timeout: 20000 });
+      await page.waitForSelector(`.editor-group-container.active ${sel.squiggleError}`, { timeout: 30000 });
+      await quickOpen(page, 'managed-ok/requirements.toml');
+      await page.waitForSelector(`${sel.activeEditorLines}:has-text("use trash")`, { timeout: 20000 });
+      const hover = await hoverOn(page, 'use trash', 'managed prefix_rule');
+      await page.screenshot({ path: path.join(SHOTS, 'requirements-hover.png') });
+      const text = (await hover.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('outranks any user or project')) throw new Error(`hover: ${text.slice(0, 300)}`);
+      return text.slice(0, 160);
+    });
+
     // Last: a broken draft outside every layer is linted as typed, and never changes what runs.
     await check('broken draft: squiggle, Problems entry, the rules that run unchanged', async () => {
       await quickOpen(page, 'other/broken.rules');
