@@ -240,7 +240,7 @@ def _context(before: str) -> tuple[KeyPath, bool, bool]:
             q = c * 3 if before.startswith(c * 3, i) else c
             end = before.find(q, i + len(q))
             newline = before.find("\n", i)
-            if len(q) == 1 and 0 <= newline < end:
+            if len(q) == 1 and newline >= 0 and (end < 0 or newline < end):
                 end = newline - len(q)  # a one-line string left open: it ends with its line
             if end < 0:
                 return (*_base(table, stack), *key), at_value, True
