@@ -130,8 +130,8 @@ async def test_an_outside_agent_is_asked_in_the_editor_with_its_name_and_trace(
         "publishing needs a human"
     )
     rules = field(first, "matchedRules")
-    assert [(field(r, "decision"), field(r, "source")) for r in rules] == [
-        ("prompt", f"{s.home}/rules/default.rules:2:1")
+    assert [(field(r, "decision"), field(r, "source"), field(r, "layer")) for r in rules] == [
+        ("prompt", f"{s.home}/rules/default.rules:2:1", "user")
     ]
     _validate_approval(first)
 

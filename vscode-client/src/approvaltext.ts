@@ -9,6 +9,7 @@ export interface MatchedRule {
   matchedPrefix: string[];
   justification?: string | null;
   source?: string | null;
+  layer?: string | null; // the rule's tier: system, user, project, cli, requirements
   kind?: string;
 }
 
@@ -37,7 +38,7 @@ export interface ApproveParams {
 export interface ExplainTrace {
   decision?: string;
   decided_by?: string;
-  segments?: { command: string[]; decision: string; matched_rules?: { file?: string | null; line?: number | null; justification?: string | null }[];
+  segments?: { command: string[]; decision: string; matched_rules?: { file?: string | null; line?: number | null; layer?: string | null; justification?: string | null }[];
     heuristic?: { why: string } | null }[];
   warnings?: { message: string }[];
 }
@@ -82,7 +83,8 @@ function about(p: ApproveParams): string[] {
   if (rules.length === 0) lines.push('No rule matched: the approval policy asks.');
   for (const r of rules) {
     const what = r.kind === 'heuristics' ? 'heuristics' : `rule \`${clean(join(r.matchedPrefix))}\``;
-    lines.push(`Matched ${what} → ${r.decision}${r.source ? ` (${clean(r.source)})` : ''}` +
+    const where = [r.source, r.layer].filter((x): x is string => !!x).map((x) => clean(x)).join(', ');
+    lines.push(`Matched ${what} → ${r.decision}${where ? ` (${where})` : ''}` +
       `${r.justification ? `: ${clean(r.justification)}` : ''}`);
   }
   if (p.explain) lines.push('', ...traceLines(p.explain));
@@ -101,7 +103,7 @@ export function traceLines(ex: ExplainTrace): string[] {
   const out = [`Trace: ${clean(String(ex.decision ?? 'no decision'))} by ${clean(String(ex.decided_by ?? '?').replace(/_/g, ' '))}`];
   for (const [i, seg] of (ex.segments ?? []).entries()) {
     const rule = seg.matched_rules?.[0];
-    const by = rule ? `rule ${clean(String(rule.file ?? '?'))}:${rule.line ?? '?'}${rule.justification ? `: ${clean(rule.justification)}` : ''}`
+    const by = rule ? `rule ${clean(String(rule.file ?? '?'))}:${rule.line ?? '?'}${rule.layer ? ` [${clean(rule.layer)}]` : ''}${rule.justification ? `: ${clean(rule.justification)}` : ''}`
       : seg.heuristic ? `heuristics: ${clean(seg.heuristic.why)}` : 'known safe';
     out.push(`  ${i + 1}. ${clean(join(seg.command), 200)} → ${clean(seg.decision)} (${by})`);
   }

@@ -74,6 +74,9 @@ export class Server {
       documentSelector: [
         { scheme: 'file', language: LANGUAGE_ID },
         { scheme: 'untitled', language: LANGUAGE_ID },
+        // The admin's requirements.toml, whatever language another extension gives it (toml,
+        // plaintext): the server reads it as Codex does (diagnostics, hover, completion).
+        { scheme: 'file', pattern: '**/requirements.toml' },
       ],
       outputChannel: this.log,
       traceOutputChannel: this.log,

@@ -67,7 +67,7 @@ const params: ApproveParams = {
   command: ['bash', '-lc', 'mkdir out'],
   cwd: '/work',
   reason: 'the model asks: Can I \u001b]8;;evil\u0007create out?',
-  matchedRules: [{ decision: 'prompt', matchedPrefix: ['mkdir'], justification: 'asks', source: '/r/a.rules:2:1', kind: 'prefix_rule' }],
+  matchedRules: [{ decision: 'prompt', matchedPrefix: ['mkdir'], justification: 'asks', source: '/r/a.rules:2:1', layer: 'user', kind: 'prefix_rule' }],
   amendment: { tokens: ['mkdir', 'out'], text: 'prefix_rule(pattern=["mkdir", "out"], decision="allow")', path: '/h/rules/default.rules' },
   choices: [
     { id: 'approved', label: 'Yes, proceed' },
@@ -82,7 +82,7 @@ test('the approval dialog spells out the command, the rule and the amendment', (
   const { title, detail } = renderApproval(params);
   assert.equal(title, 'Would you like to run the following command?');
   assert.match(detail, /^\$ bash -lc 'mkdir out'\nin \/work\n/);
-  assert.match(detail, /Matched rule `mkdir` → prompt \(\/r\/a\.rules:2:1\): asks/);
+  assert.match(detail, /Matched rule `mkdir` → prompt \(\/r\/a\.rules:2:1, user\): asks/);
   assert.match(detail, /Always \(add rule\) \("Yes, and don't ask again for commands that start with `mkdir out`"\): Runs it, and appends to \/h\/rules\/default\.rules:\n {4}prefix_rule\(pattern=\["mkdir", "out"\], decision="allow"\)/);
   assert.match(detail, /No \("No, continue without running it"\): Does not run it \(also Escape\)\./);
   assert.match(detail, /Unanswered after 300 s, it counts as No\./);

@@ -61,6 +61,7 @@ class MatchedRule:
     source: str | None  # "path:line:column", None for heuristics
     justification: str | None = None
     heuristic: bool = False
+    layer: str | None = None  # the rule's tier: system, user, project, cli, requirements
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,8 @@ def matched_rules(evaluation: Evaluation) -> tuple[MatchedRule, ...]:
         if isinstance(m, PrefixRuleMatch):
             span = m.rule.span
             src = f"{span.path}:{span.line}:{span.column}" if span else None
-            out.append(MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification))
+            out.append(MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification,
+                                   layer=m.rule.layer))  # fmt: skip
         elif isinstance(m, HeuristicsRuleMatch):
             out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
     return tuple(out)

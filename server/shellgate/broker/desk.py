@@ -250,7 +250,7 @@ def _matched(ex: dict[str, Any]) -> list[MatchedRule]:
             if hit.get("file"):
                 where = f"{hit['file']}:{hit.get('line')}:{hit.get('column')}"
             out.append(MatchedRule(hit["decision"], tuple(hit["matched_prefix"]), where,
-                                   hit.get("justification")))  # fmt: skip
+                                   hit.get("justification"), layer=hit.get("layer")))  # fmt: skip
         heuristic = seg.get("heuristic")
         if not seg.get("matched_rules") and heuristic is not None:
             out.append(MatchedRule(heuristic["decision"], tuple(seg["command"]), None,

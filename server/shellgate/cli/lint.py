@@ -1,7 +1,8 @@
 """`shellgate lint PATH... [--format text|json|sarif]`: the editor's diagnostics, for CI.
 
 Exit status: 0 when no error (warnings and hints are fine), 1 when any file has an error,
-2 on usage errors. Directories are searched for `*.rules` files.
+2 on usage errors. Directories are searched for `*.rules` files. A user rule the admin's tier
+(/etc/codex/rules, requirements.toml) makes moot is a `managed-shadowed` warning.
 """
 
 from __future__ import annotations
@@ -48,13 +49,18 @@ def main(argv: list[str]) -> int:
     from shellgate.lint.analyze import analyze_file
     from shellgate.lint.check_eval import check_findings
     from shellgate.lint.finding import Finding, Severity
+    from shellgate.lint.managed import managed_shadow_findings, system_tier_rules
     from shellgate.lint.output import as_json, as_sarif, as_text
     from shellgate.rules.policy import Policy
 
+    # The admin's tier (/etc/codex): a user rule one of its stricter rules covers never decides.
+    managed, managed_files = system_tier_rules()
     findings: list[Finding] = []
     for path in paths:
         analysis = analyze_file(os.fspath(path))
         findings += analysis.findings
+        if managed and os.path.realpath(path) not in managed_files:
+            findings += managed_shadow_findings(analysis, managed)
         if analysis.checks:
             policy = Policy(analysis.rules, host_executables=analysis.host_executables)
 

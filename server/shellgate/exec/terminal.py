@@ -36,6 +36,7 @@ def render(request: ApprovalRequest) -> str:
     lines.append(f"    in {escape_one_line(request.cwd)}")
     for rule in request.matched_rules:
         where = rule.source or "heuristics"
+        where += f", {rule.layer}" if rule.layer else ""
         lines.append(f"  Rule: {rule.decision} `{escape_one_line(join(rule.prefix))}` ({where})")
     if request.amendment_text:
         lines.append(f"  Would add: {escape_one_line(request.amendment_text)}")

@@ -168,22 +168,29 @@ def _analysis(
 
 
 def analyze_requirements_file(path: str) -> FileAnalysis:
-    """The admin's requirements.toml as a layer: its `[rules]` as rules (layer
-    "requirements"), Codex's error or warnings as findings at the key."""
+    """The admin's requirements.toml on disk as a layer (see `analyze_requirements`)."""
     from pathlib import Path
 
-    from shellgate.codexconfig.requirements import (
-        RequirementsError,
-        parse_requirements,
-        read_requirements_text,
-    )
+    from shellgate.codexconfig.requirements import RequirementsError, read_requirements_text
 
-    text = ""
+    try:
+        text = read_requirements_text(Path(path)) or ""
+    except RequirementsError as err:
+        return _requirements_analysis("", path, (), [_requirements_error(err, path)], err)
+    return analyze_requirements(text, path)
+
+
+def analyze_requirements(text: str, path: str) -> FileAnalysis:
+    """A requirements.toml's text as a layer: its `[rules]` as rules (layer "requirements"),
+    Codex's error or warnings as findings at the key. Never raises."""
+    from pathlib import Path
+
+    from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
+
     rules: tuple[PrefixRule, ...] = ()
     findings: list[Finding] = []
     error: RulesError | None = None
     try:
-        text = read_requirements_text(Path(path)) or ""
         req = parse_requirements(text, path, base=Path(path).parent)
         rules = tuple(req.prefix_rules())
         for w in req.warnings:
@@ -193,9 +200,28 @@ def analyze_requirements_file(path: str) -> FileAnalysis:
             findings.append(Finding("requirements-ignored", Severity.WARNING, message, span))
     except RequirementsError as err:
         error = err
-        span = SourceSpan(path, max(err.line, 1), max(err.column, 1), max(err.line, 1),
-                          max(err.column, 1) + 1)  # fmt: skip
-        findings.append(Finding("requirements-invalid", Severity.ERROR, err.message, span))
+        findings.append(_requirements_error(err, path, text))
+    return _requirements_analysis(text, path, rules, findings, error)
+
+
+_KEY_AT = re.compile(r'[A-Za-z0-9_-]+|"[^"\n]*"|\[\[?[^\]\n]*\]?\]?|\{')
+
+
+def _requirements_error(err: RulesError, path: str, text: str = "") -> Finding:
+    """Codex's message on the key at fault (its whole word, for the editor's squiggle)."""
+    line, column = max(err.line, 1), max(err.column, 1)
+    lines = split_lines(text)
+    m = _KEY_AT.match(lines[line - 1], column - 1) if line <= len(lines) else None
+    end = column + (len(m.group()) if m else 1)
+    span = SourceSpan(path, line, column, line, end)
+    return Finding("requirements-invalid", Severity.ERROR, err.message, span)
+
+
+def _requirements_analysis(
+    text: str, path: str, rules: tuple[PrefixRule, ...], findings: list[Finding],
+    error: RulesError | None,
+) -> FileAnalysis:
+    findings.sort(key=lambda f: (f.span.line, f.span.column))
     return FileAnalysis(
         path=path, text=text, lines=split_lines(text), digest=digest(text), error=error,
         calls=(), rule_calls=(), rules=rules, host_executables={}, network_rules=(),

@@ -15,6 +15,17 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "a broader rule with a stricter decision always wins: this rule never decides",
     ),
+    "managed-shadowed": (
+        Severity.WARNING,
+        "an admin's rule (system rules file or requirements.toml) with a stricter decision "
+        "matches every command this user rule matches: it never decides",
+    ),
+    "requirements-invalid": (
+        Severity.ERROR,
+        "requirements.toml is not what Codex accepts (Codex's message, at the key): "
+        "Codex and every ShellGate entry point refuse to start",
+    ),
+    "requirements-ignored": (Severity.WARNING, "a requirements.toml key Codex ignores"),
     "redundant-rule": (Severity.INFO, "a broader rule with the same decision already covers it"),
     "allow-runs-commands": (
         Severity.WARNING,

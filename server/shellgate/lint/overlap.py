@@ -19,7 +19,8 @@ from shellgate.rules.syntax import Call
 Owned = tuple[int, PrefixRule]  # (index of the call that wrote it, rule)
 
 
-def _covers(broad: PrefixRule, narrow: PrefixRule) -> bool:
+def covers(broad: PrefixRule, narrow: PrefixRule) -> bool:
+    """Does `broad` match every command `narrow` matches?"""
     if broad.first != narrow.first or len(broad.rest) > len(narrow.rest):
         return False
     return all(set(n) <= set(b) for b, n in zip(broad.rest, narrow.rest, strict=False))
@@ -34,7 +35,7 @@ def _plain(rule: PrefixRule) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _target(call: Call) -> SourceSpan:
+def rule_target(call: Call) -> SourceSpan:
     pattern = arg(call, "pattern")
     return pattern.value_span if pattern is not None else call.span
 
@@ -80,9 +81,9 @@ def overlap_findings(rule_calls: Sequence[RuleCall], lines: Sequence[str]) -> li
                 code,
                 Severity.WARNING if code != "redundant-rule" else Severity.INFO,
                 message,
-                _target(call),
+                rule_target(call),
                 fixes,
-                ((_target(other_call), "the rule that decides instead"),),
+                ((rule_target(other_call), "the rule that decides instead"),),
             )
         )
 
@@ -100,7 +101,7 @@ def overlap_findings(rule_calls: Sequence[RuleCall], lines: Sequence[str]) -> li
             candidates.extend(by_plain.get(tuple(tokens), ()))
         for other in candidates:
             other_index, broad = other
-            if other_index == index or not _covers(broad, rule):
+            if other_index == index or not covers(broad, rule):
                 continue
             same_pattern = (plain is not None and _plain(broad) == plain) or (
                 broad.first == rule.first and broad.rest == rule.rest

@@ -72,6 +72,7 @@ def approval_params(
                 "matchedPrefix": list(r.prefix),
                 "justification": r.justification,
                 "source": r.source,
+                "layer": r.layer,
                 "kind": "heuristics" if r.heuristic else "prefix_rule",
             }
             for r in request.matched_rules

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
 
+from shellgate.codexconfig.editing import choices_at, is_requirements
 from shellgate.lint.completion import Kind, context_at, specs, value_choices
+from shellgate.lsp.session import document_path
 from shellgate.rules.signature import BuiltinSpec
 
 if TYPE_CHECKING:
@@ -83,6 +85,27 @@ def items_at(before: str, snippets: bool) -> list[T.CompletionItem]:
     return []
 
 
+_KINDS = {
+    "key": T.CompletionItemKind.Property,
+    "value": T.CompletionItemKind.EnumMember,
+    "table": T.CompletionItemKind.Module,
+}
+
+
+def requirements_items(before: str) -> list[T.CompletionItem]:
+    """requirements.toml: keys of the table at the cursor, values of its key, table names."""
+    return [
+        T.CompletionItem(
+            label=c.label,
+            kind=_KINDS[c.kind],
+            documentation=_doc(c.doc) if c.doc else None,
+            sort_text=f"{i:03d}",
+            insert_text=c.insert,
+        )
+        for i, c in enumerate(choices_at(before))
+    ]
+
+
 def register(server: ShellGateServer) -> None:
     @server.feature(
         T.TEXT_DOCUMENT_COMPLETION,
@@ -94,11 +117,15 @@ def register(server: ShellGateServer) -> None:
             return T.CompletionList(is_incomplete=False, items=[])
         lines = doc.lines
         pos = doc.position_codec.position_from_client_units(lines, params.position)
-        # Only the text before the cursor matters, and only its last few thousand characters.
-        start = max(0, pos.line - 80)
+        # Only the text before the cursor matters: a rules file's last few thousand characters,
+        # a requirements.toml's whole head (its tables).
+        requirements = is_requirements(document_path(doc.uri))
+        start = 0 if requirements else max(0, pos.line - 80)
         before = "".join(lines[start : pos.line])
         if pos.line < len(lines):
             before += lines[pos.line][: pos.character]
+        if requirements:
+            return T.CompletionList(is_incomplete=False, items=requirements_items(before))
         td = ls.client_capabilities.text_document
         item_caps = td.completion.completion_item if td and td.completion else None
         snippets = bool(item_caps and item_caps.snippet_support)

@@ -15,6 +15,7 @@ from lsprotocol import types as T
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.lint.check_eval import check_findings
 from shellgate.lint.finding import Finding
+from shellgate.lint.managed import MANAGED_LAYERS, managed_rules, managed_shadow_findings
 from shellgate.lsp.convert import SEVERITY, encoding, to_range
 from shellgate.lsp.tracing import context_for, trace
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("shellgate.lsp")
 
 PUSH_DELAY = 0.005  # seconds: lets a burst of queued edits land first (analyses use the latest)
-UNNECESSARY = {"duplicate-rule", "redundant-rule", "shadowed-rule"}
+UNNECESSARY = {"duplicate-rule", "redundant-rule", "shadowed-rule", "managed-shadowed"}
 
 
 def _client_caps(ls: ShellGateServer) -> tuple[bool, bool]:
@@ -59,6 +60,23 @@ async def check_expectations(
     merged = await ls.session.merged_async(uri)
     context = context_for(ls.session.settings)
     return check_findings(analysis.checks, lambda command: trace(command, merged, context).decision)
+
+
+async def managed_shadows(
+    ls: ShellGateServer, uri: str, analysis: FileAnalysis
+) -> list[Finding]:
+    """User rules an admin's stricter rule makes moot (lint/managed.py); none in the admin's
+    own files."""
+    if not analysis.rule_calls:
+        return []
+    merged = await ls.session.merged_async(uri)
+    if merged.layer_of(analysis.path) in MANAGED_LAYERS:
+        return []
+    return managed_shadow_findings(analysis, managed_rules(merged.policy.rules))
+
+
+async def extra_findings(ls: ShellGateServer, uri: str, analysis: FileAnalysis) -> list[Finding]:
+    return [*await check_expectations(ls, uri, analysis), *await managed_shadows(ls, uri, analysis)]
 
 
 def _one(
@@ -105,7 +123,7 @@ def register(server: ShellGateServer) -> None:
         expectations = any(c.expected is not None for c in analysis.checks)
         if params.previous_result_id == rid and not expectations:  # other files may matter
             return T.UnchangedDocumentDiagnosticReport(result_id=rid)
-        extra = await check_expectations(ls, uri, analysis)
+        extra = await extra_findings(ls, uri, analysis)
         items = to_lsp(ls, uri, analysis, extra)
         return T.FullDocumentDiagnosticReport(items=items, result_id=rid)
 
@@ -114,7 +132,7 @@ def register(server: ShellGateServer) -> None:
         analysis = await ls.session.analysis_async(uri)
         if analysis is None:
             return
-        extra = await check_expectations(ls, uri, analysis)
+        extra = await extra_findings(ls, uri, analysis)
         doc = ls.session.open_document(uri)
         if doc is None or doc.source != analysis.text:
             return  # closed, or edited meanwhile: that edit's own push reports the new text

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
 
+from shellgate.codexconfig.editing import hover_at, is_requirements
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.lint.describe import pattern_text, quote_token
 from shellgate.lint.model import contains, literal, param_of
@@ -122,6 +123,9 @@ def register(server: ShellGateServer) -> None:
             return None
         enc = encoding(ls)
         line, column = from_position(analysis.lines, params.position, enc)
+        if is_requirements(analysis.path):
+            text = hover_at(analysis.text, analysis.path, line, column)
+            return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, text)) if text else None
 
         def answer(text: str, span: SourceSpan) -> T.Hover:
             return T.Hover(

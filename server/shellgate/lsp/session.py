@@ -30,7 +30,8 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from shellgate.codexconfig import codex_home
-from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file
+from shellgate.codexconfig.editing import is_requirements
+from shellgate.lint.analyze import FileAnalysis, analyze, analyze_file, analyze_requirements
 from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.memo import CheckMemo
 from shellgate.lint.workspace import (
@@ -164,9 +165,13 @@ class Session:
             cached = self._analyses.get(uri)
             if cached is not None and cached[0] == version and cached[1] == text:
                 return cached[2]
-        with self._lock:
-            parser, memo = self._parsers.setdefault(uri, (ChunkedParser(), CheckMemo()))
-        result = analyze(text, document_path(uri), parser, memo)
+        path = document_path(uri)
+        if is_requirements(path):  # its own language: TOML, read as Codex reads it
+            result = analyze_requirements(text, path)
+        else:
+            with self._lock:
+                parser, memo = self._parsers.setdefault(uri, (ChunkedParser(), CheckMemo()))
+            result = analyze(text, path, parser, memo)
         # What we keep lives long: collect the young garbage (cycles such as caught exceptions),
         # then take the survivors out of the cyclic collector's sight, else a full collection
         # walks every rule of a big file in the middle of an edit.
