@@ -52,14 +52,16 @@ def decide(
         # broken requirements.toml, or a session they refuse, stops Codex: nothing runs)
         config = resolve(Path(request.cwd), codex_home=codex_home, env=env)
         layers, trust = config.layers, config.trust
-        session = config.session(context.approval_policy, context.sandbox)
+        # no policy given (a hook installed without --approval-policy): Codex's config files'
+        given = None if request.approval_policy is None else context.approval_policy
+        session = config.session(given, context.sandbox)
         policy = _policy(layers)
     except RulesError as err:
         why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
         if isinstance(err, RequirementsError | SessionError):
             why = f"Codex would not start: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
-    if session.clamped or session.deny_read:
+    if session.clamped or session.deny_read or given is None:
         context = dataclasses.replace(
             context, approval_policy=session.approval_policy, sandbox=session.sandbox,
             fs_policy_has_denied_reads=bool(session.deny_read),
@@ -114,7 +116,7 @@ def context_of(request: AgentRequest) -> ExecContext:
     )
 
     try:
-        policy = ApprovalPolicy.parse(request.approval_policy)
+        policy = ApprovalPolicy.parse(request.approval_policy or "on-request")
     except ValueError as exc:
         raise ProtocolError(f"approval policy: {exc}") from None
     try:

@@ -35,7 +35,8 @@ USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy PO
        {PROG} status [--json] [--project DIR]
 
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
-  --approval-policy  Codex's approval policy for the chain (default on-request)
+  --approval-policy  Codex's approval policy for the chain (default: Codex's config files',
+                     then on-request)
   --sandbox MODE     Claude Code, Gemini: rewrite allowed commands to run in ShellGate's
                      sandbox (`shellgate sandbox --mode MODE -- bash -lc CMD`; `hook install`
                      writes workspace-write unless told otherwise). Without it, or with
@@ -154,7 +155,7 @@ def _options(agent: str, args: list[str]) -> Options:
         fallback=fallback_from(
             values.get("--fallback"), os.environ, Fallback(_DEFAULT_FALLBACK[agent])
         ),
-        approval_policy=values.get("--approval-policy", "on-request"),
+        approval_policy=values.get("--approval-policy"),
         sandbox=sandbox,
         network=network,
         ask_timeout=timeout,

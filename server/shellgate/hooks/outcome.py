@@ -45,7 +45,7 @@ class HookInputError(ValueError):
 
 class Options(Record):  # records, not dataclasses: those would import inspect on the hot path
     fallback: Fallback
-    approval_policy: str = "on-request"
+    approval_policy: str | None = None  # None: Codex's config files, then on-request
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode (None: no)
     network: str | None = None
     ask_timeout: float = 300.0
