@@ -39,6 +39,10 @@ class Fallback(enum.Enum):
     DENY = "deny"
 
 
+# each agent's fallback when neither --fallback nor $SHELLGATE_HOOK_FALLBACK says
+DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny", "copilot": "ask"}
+
+
 class HookInputError(ValueError):
     """The agent's event is not what its hook protocol promises."""
 
