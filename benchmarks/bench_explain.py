@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from shellgate.approval.context import ExecContext
+from shellgate.codexconfig.layers import discover_layers, load_layers
 from shellgate.explain import explain, render_text, to_json
-from shellgate.rules.layers import discover_layers, load_layers
 
 SCRIPT = "git status && ls -la src | grep -n TODO ; cargo test -p core || rm -rf build"
 ARGV = ["bash", "-lc", SCRIPT]

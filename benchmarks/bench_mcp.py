@@ -34,10 +34,10 @@ from mcp.client.stdio import StdioServerParameters
 
 from shellgate.approval.context import ExecContext, SandboxMode
 from shellgate.approval.question import AutomaticApprover
+from shellgate.codexconfig.layer_cache import load_layers_cached
+from shellgate.codexconfig.resolve import codex_layers_for
 from shellgate.exec.orchestrator import ExecRequest, Orchestrator, Status
 from shellgate.exec.probe import probe_sandbox
-from shellgate.rules.layer_cache import load_layers_cached
-from shellgate.rules.trust import codex_layers_for
 
 OVERHEAD_TARGET_MS = 5.0
 START_TARGET_MS = 400.0

@@ -88,10 +88,10 @@ def main() -> int:
               f"(target <= {TARGET_S:.0f} s: {verdict})")  # fmt: skip
 
         from shellgate.approval.context import ExecContext
+        from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
         from shellgate.replay.engine import replay
         from shellgate.replay.model import ReadStats
         from shellgate.replay.sources import Source, read_sources
-        from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
 
         policy = load_layers([RulesLayer(LayerKind.CLI, None, (str(rules),))])
         stats = ReadStats()
@@ -109,8 +109,8 @@ def main() -> int:
 
 def lenses(root: Path, rules: Path, commands: list) -> None:  # type: ignore[type-arg]
     from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
     from shellgate.replay.coverage import CoverageIndex
-    from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
 
     t0 = time.perf_counter()
     index = CoverageIndex(commands)

@@ -25,10 +25,10 @@ from realcodex import codex_binaries, missing_message
 
 from shellgate.exec import seccomp
 from shellgate.exec.network import HostRules, NetworkProxy
-from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import probe_sandbox
 from shellgate.exec.runner import run_attempt
 from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec, bwrap_argv
+from shellgate.exec.sandbox import default_runtime_dir as runtime_dir
 
 
 def timed(fn: Callable[[], object], n: int) -> list[float]:

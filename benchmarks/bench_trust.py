@@ -6,7 +6,7 @@ root holding `.codex` folders:
      broker's case): median and p90 in microseconds; target: median <= 1 000 us; then the
      same with an admin tier (`system_dir`: rules, requirements.toml, config.toml; issue 19);
   2. the same with config.toml parsed afresh every call (tomllib; a hook's first call);
-  3. importing `shellgate.rules.trust` in a fresh interpreter, over a bare one (median ms).
+  3. importing `shellgate.codexconfig.trust` in a fresh interpreter, over a bare one (median ms).
 
 Usage: .venv/bin/python benchmarks/bench_trust.py [--projects 500] [--runs 2000]
 """
@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from shellgate.rules import trust
-from shellgate.rules.trust import codex_layers_for
+from shellgate.codexconfig import trust
+from shellgate.codexconfig.resolve import codex_layers_for
 
 
 def _times(fn: object, runs: int) -> list[float]:
@@ -92,8 +92,8 @@ def main() -> int:
             runs.append((time.perf_counter() - start) * 1e3)
         return statistics.median(runs)
 
-    base, imported = spawn("pass"), spawn("import shellgate.rules.trust")
-    print(f"import shellgate.rules.trust: {imported - base:.0f} ms over a bare interpreter "
+    base, imported = spawn("pass"), spawn("import shellgate.codexconfig.trust")
+    print(f"import shellgate.codexconfig.trust: {imported - base:.0f} ms over a bare interpreter "
           f"({base:.0f} ms)")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0

@@ -191,7 +191,7 @@ def shellgate(config: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
          "--sandbox", sandbox, "--shell", spec["command"]],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
-    hook_flags = ["--approval-policy", policy or "on-request"]
+    hook_flags = list(given)  # none given: the hook reads Codex's config files, as explain
     if sandbox != "danger-full-access":  # Claude Code's own commands run unsandboxed
         hook_flags += ["--sandbox", sandbox]
     event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shellgate.codexconfig.layer_cache import load_layers_cached
 from shellgate.codexconfig.resolve import resolve
 from shellgate.lint.analyze import analyze_file
 from shellgate.lint.workspace import discover_layer_files, merge_files
 from shellgate.rules.decision import Decision
-from shellgate.rules.layer_cache import load_layers_cached
 
 
 def _tier(tmp_path: Path, requirements: str) -> tuple[Path, Path]:

@@ -282,9 +282,14 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                 verdict, reason = hook_row(mine["hook"])
                 expected = {"runs": "allow", "asks": "ask", "refused": "deny",
                             "prompt-user refused": "ask"}[theirs["outcome"]]  # fmt: skip
-                if verdict != expected and spec["approvalPolicy"]:  # the hook's is its flag's
+                # README (deliberate differences): with no sandbox of ShellGate's (the hook is
+                # given none for danger-full-access), what no rule allows and is not read-only
+                # is asked where Codex runs it: never looser than the agent alone
+                unconfined = (expected, verdict) == ("allow", "ask") and spec["sandbox"] == \
+                    "danger-full-access" and "runs commands without its sandbox here" in reason
+                if verdict != expected and not unconfined:
                     differences.append(f"{label}: hook {verdict} ({reason}) vs Codex {theirs}")
-                if theirs["outcome"] == "refused" and verdict != "deny" and spec["approvalPolicy"]:
+                if theirs["outcome"] == "refused" and verdict != "deny":
                     differences.append(f"{label}: hook let a refused command through: {verdict}")
     print(f"managed tier: seed {SEED}, {len(setups)} set-ups, {rows} rows ({seen}) over "
           f"{len(realtools.CODEX_VERSIONS)} versions, differences: {len(differences)}")

@@ -11,7 +11,7 @@ from shellgate.approval.context import NEVER, ON_REQUEST, UNTRUSTED, SandboxMode
 from shellgate.codexconfig.requirements import parse_requirements
 from shellgate.codexconfig.resolve import resolve
 from shellgate.codexconfig.session import NEVER_WITHOUT_FULL_ACCESS, SessionError, clamp
-from shellgate.rules.trust import ConfigError
+from shellgate.codexconfig.trust import ConfigError
 
 PATH = "/etc/codex/requirements.toml"
 READ_ONLY = (

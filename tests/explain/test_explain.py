@@ -17,10 +17,10 @@ from shellgate.approval.context import (
     SandboxPermissions,
 )
 from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip
+from shellgate.codexconfig.layers import discover_layers, load_layers
 from shellgate.explain import explain, render_text, to_json
 from shellgate.explain.model import Danger, DecidedBy, Parse
 from shellgate.rules.decision import Decision
-from shellgate.rules.layers import discover_layers, load_layers
 from shellgate.rules.policy import Policy
 
 SCHEMA = json.loads(

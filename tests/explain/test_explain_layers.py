@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import (
+from shellgate.codexconfig.layers import (
     LayerKind,
     default_codex_home,
     discover_layers,
     load_layers,
     rules_files,
 )
+from shellgate.rules.errors import RulesError
 
 
 def _write(path: Path, text: str) -> Path:

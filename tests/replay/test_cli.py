@@ -234,9 +234,9 @@ def test_whole_process_writes_no_history(tmp_path: Path, rules: Path) -> None:
 def test_many_commands_are_decided_alike_in_parallel(tmp_path: Path, rules: Path) -> None:
     """Past PARALLEL_MIN distinct commands the work is forked: the same decisions result."""
     from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
     from shellgate.replay.engine import PARALLEL_MIN, replay
     from shellgate.replay.model import HistoryCommand
-    from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
 
     policy = load_layers([RulesLayer(LayerKind.CLI, None, (str(rules),))])
     shapes = ("git status -{n}", "rm -rf b{n}", "find . -name x{n}", "echo {n} > f", "ls {n}")

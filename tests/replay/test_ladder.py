@@ -13,10 +13,10 @@ import pytest
 import realtools
 from shellgate.approval.amendments import allow_rung
 from shellgate.approval.context import ApprovalPolicy, ExecContext
+from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
 from shellgate.replay.coverage import CoverageIndex
 from shellgate.replay.ladder import ladder
 from shellgate.replay.model import HistoryCommand
-from shellgate.rules.layers import LayerKind, RulesLayer, load_layers
 from shellgate.rules.policy import Policy
 
 HISTORY = ["git push origin main"] * 3 + ["git push --tags", "git push origin feature",

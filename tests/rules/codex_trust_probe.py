@@ -234,8 +234,9 @@ def _matrix() -> dict[str, tuple[Callable[[Path], str], Build]]:
 def main(argv: Sequence[str]) -> int:
     import shutil
 
-    from shellgate.rules.layers import LayerKind
-    from shellgate.rules.trust import ConfigError, codex_layers_for
+    from shellgate.codexconfig.layers import LayerKind
+    from shellgate.codexconfig.resolve import codex_layers_for
+    from shellgate.codexconfig.trust import ConfigError
 
     codex = Path(argv[0]).resolve()
     base = Path(argv[1]) if len(argv) > 1 else Path.home() / "sg-trust-matrix"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from shellgate.codexconfig.layer_cache import cache_path, load_layers_cached
+from shellgate.codexconfig.layers import discover_layers, load_layers
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layer_cache import cache_path, load_layers_cached
-from shellgate.rules.layers import discover_layers, load_layers
 
 RULES = """\
 prefix_rule(pattern=["git", ["push", "fetch"]], decision="prompt", justification="remote")

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from shellgate.codexconfig.layers import LayerKind
+from shellgate.codexconfig.resolve import codex_layers_for
+from shellgate.codexconfig.trust import ConfigError, project_trust
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import LayerKind
-from shellgate.rules.trust import ConfigError, codex_layers_for, project_trust
 
 
 def _entry(key: Path | str, level: str = "trusted") -> str:

@@ -12,8 +12,9 @@ import pytest
 from codex_trust_probe import Probe, forbid, run_codex
 
 import realtools
-from shellgate.rules.layers import LayerKind
-from shellgate.rules.trust import ConfigError, codex_layers_for, project_trust
+from shellgate.codexconfig.layers import LayerKind
+from shellgate.codexconfig.resolve import codex_layers_for
+from shellgate.codexconfig.trust import ConfigError, project_trust
 
 Layout = Callable[[Path], tuple[str, Path, list[Probe]]]  # tmp → (config.toml, cwd, probes)
 

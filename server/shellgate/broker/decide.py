@@ -1,7 +1,7 @@
 """`decide(request)`: the whole chain for an outside agent's command, with nobody asked.
 
 The rules are the ones Codex would load from disk for a session in `request.cwd` (never an
-editor buffer), cached with rules.layer_cache; the explain engine gives the decision, Codex's
+editor buffer), cached with codexconfig.layer_cache; the explain engine gives the decision, Codex's
 reason and amendment, and the trace. Used in-process by the hooks and by the broker endpoint.
 """
 
@@ -16,10 +16,10 @@ from shellgate.broker.protocol import AgentDecision, AgentRequest, ProtocolError
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.layers import RulesLayer
+    from shellgate.codexconfig.trust import ProjectTrust
     from shellgate.explain.model import Explanation
-    from shellgate.rules.layers import RulesLayer
     from shellgate.rules.policy import Policy
-    from shellgate.rules.trust import ProjectTrust
 
 _DECISION = {"skip": "allow", "needs_approval": "prompt", "forbidden": "forbidden"}
 
@@ -52,14 +52,16 @@ def decide(
         # broken requirements.toml, or a session they refuse, stops Codex: nothing runs)
         config = resolve(Path(request.cwd), codex_home=codex_home, env=env)
         layers, trust = config.layers, config.trust
-        session = config.session(context.approval_policy, context.sandbox)
+        # no policy given (a hook installed without --approval-policy): Codex's config files'
+        given = None if request.approval_policy is None else context.approval_policy
+        session = config.session(given, context.sandbox)
         policy = _policy(layers)
     except RulesError as err:
         why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
         if isinstance(err, RequirementsError | SessionError):
             why = f"Codex would not start: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
-    if session.clamped or session.deny_read:
+    if session.clamped or session.deny_read or given is None:
         context = dataclasses.replace(
             context, approval_policy=session.approval_policy, sandbox=session.sandbox,
             fs_policy_has_denied_reads=bool(session.deny_read),
@@ -114,7 +116,7 @@ def context_of(request: AgentRequest) -> ExecContext:
     )
 
     try:
-        policy = ApprovalPolicy.parse(request.approval_policy)
+        policy = ApprovalPolicy.parse(request.approval_policy or "on-request")
     except ValueError as exc:
         raise ProtocolError(f"approval policy: {exc}") from None
     try:
@@ -139,7 +141,7 @@ _memo: dict[tuple[object, ...], Policy] = {}
 def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
     """The layers' policy, kept in memory while no file changes (a long-lived endpoint asks
     again and again); layer_cache keeps it across processes (a hook asks once)."""
-    from shellgate.rules.layer_cache import load_layers_cached
+    from shellgate.codexconfig.layer_cache import load_layers_cached
 
     try:
         stats = [
@@ -164,7 +166,7 @@ def layers_for(
 ) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
     """The layers Codex loads for a session in `cwd` (the admin's, the user's, a project's only
     when Codex trusts it, the requirements), and that trust."""
-    from shellgate.rules.trust import codex_layers_for
+    from shellgate.codexconfig.resolve import codex_layers_for
 
     return codex_layers_for(cwd, codex_home=codex_home, env=env)
 

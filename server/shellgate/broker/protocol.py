@@ -72,7 +72,7 @@ class AgentRequest(Record):
     cwd: str
     command: str | tuple[str, ...]
     justification: str | None = None
-    approval_policy: str = "on-request"
+    approval_policy: str | None = None  # None: Codex's config files decide, then on-request
     sandbox: str = "workspace-write"
     sandbox_permissions: str = "use_default"
 
@@ -83,16 +83,18 @@ class AgentRequest(Record):
         return self.command
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "agent": self.agent,
             "sessionId": self.session_id,
             "cwd": self.cwd,
             "command": self.command if isinstance(self.command, str) else list(self.command),
             "justification": self.justification,
-            "approvalPolicy": _policy_json(self.approval_policy),
             "sandbox": self.sandbox,
             "sandboxPermissions": self.sandbox_permissions,
         }
+        if self.approval_policy is not None:
+            out["approvalPolicy"] = _policy_json(self.approval_policy)
+        return out
 
 
 class AgentDecision(Record):
@@ -192,10 +194,9 @@ def request_from_json(raw: object) -> AgentRequest:
     cwd = _str(obj, "cwd")
     if not cwd.startswith("/"):
         raise ProtocolError(f"`cwd` must be an absolute path (got {cwd!r})")
-    policy = obj.get("approvalPolicy", "on-request")
-    if not (isinstance(policy, str) and policy in APPROVAL_POLICIES) and not (
-        isinstance(policy, dict) and "granular" in policy
-    ):
+    policy = obj.get("approvalPolicy")
+    known = isinstance(policy, str) and policy in APPROVAL_POLICIES
+    if policy is not None and not known and not (isinstance(policy, dict) and "granular" in policy):
         raise ProtocolError(
             f"`approvalPolicy` must be one of {', '.join(APPROVAL_POLICIES)} or "
             f'{{"granular": {{...}}}} (got {policy!r})'
@@ -206,7 +207,7 @@ def request_from_json(raw: object) -> AgentRequest:
         cwd=cwd,
         command=cmd,
         justification=_str(obj, "justification", optional=True),
-        approval_policy=policy if isinstance(policy, str) else _granular(policy),
+        approval_policy=policy if policy is None or isinstance(policy, str) else _granular(policy),
         sandbox=_choice(obj, "sandbox", SANDBOXES, "workspace-write"),
         sandbox_permissions=_choice(obj, "sandboxPermissions", SANDBOX_PERMISSIONS, "use_default"),
     )

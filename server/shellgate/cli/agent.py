@@ -182,7 +182,7 @@ def main(argv: list[str]) -> int:
         except ValueError as exc:
             print(f"{PROG}: error: --standin: {exc}", file=sys.stderr)
             return 2
-    from shellgate.rules.layers import default_codex_home
+    from shellgate.codexconfig.layers import default_codex_home
 
     # A mistyped project folder must not silently drop its rules (forbidden ones too);
     # a new --codex-home is fine: amendments create its rules folder.

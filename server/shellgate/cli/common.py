@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ApprovalPolicy
+    from shellgate.codexconfig.layers import RulesLayer
     from shellgate.codexconfig.resolve import CodexConfig
     from shellgate.codexconfig.session import Session
-    from shellgate.rules.layers import RulesLayer
+    from shellgate.codexconfig.trust import ProjectTrust
     from shellgate.rules.policy import Policy
-    from shellgate.rules.trust import ProjectTrust
 
 EXIT_USAGE = 2
 
@@ -145,11 +145,11 @@ def load_config(
     """Codex's configuration for a session in `cwd` (codexconfig.resolve: every tier and the
     admin's requirements) and the merged policy of its layers (cached); or `status` after
     reporting what Codex would refuse to start with."""
+    from shellgate.codexconfig.layer_cache import load_layers_cached
     from shellgate.codexconfig.requirements import RequirementsError
     from shellgate.codexconfig.resolve import resolve
+    from shellgate.codexconfig.trust import ConfigError
     from shellgate.rules.errors import RulesError
-    from shellgate.rules.layer_cache import load_layers_cached
-    from shellgate.rules.trust import ConfigError
 
     try:
         config = resolve(Path(cwd), codex_home=codex_home, project=project,

@@ -35,7 +35,8 @@ USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy PO
        {PROG} status [--json] [--project DIR]
 
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
-  --approval-policy  Codex's approval policy for the chain (default on-request)
+  --approval-policy  Codex's approval policy for the chain (default: Codex's config files',
+                     then on-request)
   --sandbox MODE     Claude Code, Gemini: rewrite allowed commands to run in ShellGate's
                      sandbox (`shellgate sandbox --mode MODE -- bash -lc CMD`; `hook install`
                      writes workspace-write unless told otherwise). Without it, or with
@@ -51,7 +52,6 @@ Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
                      run the command when a hook overruns)
 Exit 0 with the answer on stdout, or 2 with the reason on stderr (blocked)."""
 
-_DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny", "copilot": "ask"}
 _DEFAULT_DEADLINE = {"copilot": "315"}
 
 
@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
         return 0 if argv else EXIT_BLOCK
     # Imported here, not above: a hook (the hot path) needs none of these.
     if argv[0] in ("install", "uninstall"):
-        from shellgate.hooks.install import install_main
+        from shellgate.hooks.install_command import install_main
 
         rest = argv[1:]
         return install_main([*rest, "--uninstall"] if argv[0] == "uninstall" else rest)
@@ -105,6 +105,7 @@ def main(argv: list[str]) -> int:
 def _options(agent: str, args: list[str]) -> Options:
 
     from shellgate.hooks.outcome import (
+        DEFAULT_FALLBACK,
         NO_SANDBOX,
         SANDBOXES,
         Fallback,
@@ -152,9 +153,9 @@ def _options(agent: str, args: list[str]) -> Options:
         raise HookInputError("--deadline must be above 0 seconds")
     return Options(
         fallback=fallback_from(
-            values.get("--fallback"), os.environ, Fallback(_DEFAULT_FALLBACK[agent])
+            values.get("--fallback"), os.environ, Fallback(DEFAULT_FALLBACK[agent])
         ),
-        approval_policy=values.get("--approval-policy", "on-request"),
+        approval_policy=values.get("--approval-policy"),
         sandbox=sandbox,
         network=network,
         ask_timeout=timeout,

@@ -81,9 +81,9 @@ def main(argv: list[str]) -> int:
 
     front = Front.start({"structured": args.structured})
     from shellgate.approval.context import SandboxMode
+    from shellgate.codexconfig.layers import default_codex_home
     from shellgate.mcp.server import serve
     from shellgate.mcp.shell import McpSession
-    from shellgate.rules.layers import default_codex_home
 
     codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
     serve(McpSession(workspace, codex_home, approval, SandboxMode(args.sandbox),
@@ -98,8 +98,8 @@ def _install(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return common.exit_status(exc)
+    from shellgate.codexconfig.layers import default_codex_home
     from shellgate.mcp.install import InstallError, install
-    from shellgate.rules.layers import default_codex_home
 
     explicit = args.codex_home or os.environ.get("CODEX_HOME") or None
     codex_home = Path(explicit) if explicit else default_codex_home()

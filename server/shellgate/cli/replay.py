@@ -20,9 +20,9 @@ from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ExecContext
+    from shellgate.codexconfig.layers import RulesLayer
     from shellgate.replay.against import Comparison
     from shellgate.replay.engine import Replay
-    from shellgate.rules.layers import RulesLayer
 
 PROG = "shellgate replay"
 EXIT_FAIL_ON = 1
@@ -179,8 +179,8 @@ def _progress() -> Callable[[int], None]:
 def _compare(
     spec: str, layers: tuple[RulesLayer, ...], result: Replay, context: ExecContext
 ) -> Comparison | int:
+    from shellgate.codexconfig.layers import load_layers
     from shellgate.replay.against import AgainstError, compare, other_layers
-    from shellgate.rules.layers import load_layers
 
     try:
         with other_layers(spec, layers) as (others, names):

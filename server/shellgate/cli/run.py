@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
         return approval
 
     from shellgate.approval.context import ExecContext
-    from shellgate.rules.layers import default_codex_home
+    from shellgate.codexconfig.layers import default_codex_home
 
     # A mistyped project folder must not silently drop its rules (forbidden ones too);
     # a new --codex-home is fine: amendments create its rules folder.

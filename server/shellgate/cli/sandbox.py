@@ -84,10 +84,10 @@ def main(argv: list[str]) -> int:
 
     from shellgate.codexconfig.requirements import RequirementsError
     from shellgate.exec.deny_read import REQUIREMENTS, managed_deny_read
-    from shellgate.exec.placeholders import runtime_dir
     from shellgate.exec.probe import probe_sandbox
     from shellgate.exec.runner import run_attempt
     from shellgate.exec.sandbox import FsAccess, NetworkAccess, SandboxSetupError, build_spec, clamp
+    from shellgate.exec.sandbox import default_runtime_dir as runtime_dir
 
     try:
         deny_read = () if args.exclude_managed_config else managed_deny_read()

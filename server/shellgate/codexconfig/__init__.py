@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+
+from shellgate.records import TYPE_CHECKING  # not typing: the hook's memo imports this module
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from shellgate.codexconfig.tomlpos import Path as KeyPath
-from shellgate.codexconfig.tomlpos import Position, locate, positions
+from shellgate.codexconfig.tomlpos import Position, locate, positions, toml_error_position
 from shellgate.rules.decision import Decision
 from shellgate.rules.errors import RulesError
 from shellgate.rules.rule import PrefixRule
@@ -241,8 +241,6 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        from shellgate.rules.trust import toml_error_position
-
         message, line, column = toml_error_position(exc)
         raise RequirementsError(
             f"failed to parse requirements layer {path}: TOML parse error: {message}",

@@ -4,7 +4,7 @@
 - system: `/etc/codex/` (`config.toml`, `rules/*.rules`, `requirements.toml`); no environment
   variable moves it (`system_dir` is for tests);
 - user: `$CODEX_HOME` (`~/.codex`): `config.toml` (trust, values), `rules/*.rules`;
-- project: `.codex/` of each trusted folder from the project root to cwd (`rules.trust`);
+- project: `.codex/` of each trusted folder from the project root to cwd (`codexconfig.trust`);
 - the session's flags (`CodexConfig.session`), which beat every file;
 then the admin's `requirements.toml` overlays all of it: its rules are merged after every rules
 file (the strictest decision wins), its `allowed_approval_policies` / `allowed_sandbox_modes`
@@ -26,14 +26,20 @@ from typing import TYPE_CHECKING
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
 from shellgate.codexconfig import codex_home as default_home
+from shellgate.codexconfig.layers import LayerKind, RulesLayer, rules_files
 from shellgate.codexconfig.session import Session, SessionError, clamp
+from shellgate.codexconfig.trust import (
+    ConfigFile,
+    ProjectTrust,
+    project_trust,
+    read_config_file,
+    trusted_project,
+)
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.codexconfig.requirements import Requirements
-    from shellgate.rules.trust import ConfigFile, ProjectTrust
 
 __all__ = ["SYSTEM_DIR", "CodexConfig", "Session", "SessionError", "codex_home", "resolve"]
 
@@ -108,8 +114,6 @@ def resolve(
     replaces Codex's trust by the caller's; `extra_rules` (`--rules`) is ShellGate's
     command-line layer. Raises ConfigError (a config.toml Codex refuses), RequirementsError
     (a requirements.toml Codex refuses) or RulesError (a rules folder that cannot be read)."""
-    from shellgate.rules.trust import project_trust, read_config_file, trusted_project
-
     system = SYSTEM_DIR if system_dir is None else system_dir
     home = codex_home if codex_home is not None else default_home(env)
     if project is not None:
@@ -199,3 +203,21 @@ def managed_context(policy: ApprovalPolicy, mode: SandboxMode) -> ExecContext:
         return ExecContext(approval_policy=policy, sandbox=mode)
     return ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
                        fs_policy_has_denied_reads=bool(session.deny_read))  # fmt: skip
+
+
+def codex_layers_for(
+    cwd: Path,
+    *,
+    codex_home: Path | None = None,
+    extra_rules: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    project: Path | None = None,
+    system_dir: Path | None = None,
+) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
+    """The rule layers Codex would load for a session in `cwd`, and the trust that chose
+    them: `shellgate.codexconfig.resolve.resolve(...)`'s layers and trust (system, user, each
+    trusted project folder's `.codex/rules`, `extra_rules`, the requirements). Raises
+    ConfigError on a broken config.toml, RequirementsError on a broken requirements.toml."""
+    found = resolve(cwd, codex_home=codex_home, extra_rules=extra_rules, env=env,
+                    project=project, system_dir=system_dir)  # fmt: skip
+    return found.layers, found.trust

@@ -17,6 +17,15 @@ Position = tuple[int, int]  # 1-based line and column (characters)
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _WS = re.compile(r"[ \t]*")
 _SCALAR = re.compile(r"[^,\]\}\s#]+")
+_TOML_POSITION = re.compile(r"^(?P<message>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)$")
+
+
+def toml_error_position(exc: Exception) -> tuple[str, int, int]:
+    """tomllib's error as (message, line, column); (str(exc), 0, 0) when it names none."""
+    found = _TOML_POSITION.match(str(exc))
+    if found is None:
+        return str(exc), 0, 0
+    return found["message"], int(found["line"]), int(found["col"])
 
 
 class _Scanner:

@@ -54,7 +54,6 @@ from shellgate.approval.review import ReviewDecision
 from shellgate.exec.denial import Outcome
 from shellgate.exec.deny_read import managed_deny_read
 from shellgate.exec.network import HostRules, NetworkProxy
-from shellgate.exec.placeholders import runtime_dir
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
 from shellgate.exec.runner import AttemptResult, run_attempt
 from shellgate.exec.sandbox import (
@@ -64,6 +63,7 @@ from shellgate.exec.sandbox import (
     SandboxSpec,
     build_spec,
 )
+from shellgate.exec.sandbox import default_runtime_dir as runtime_dir
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 

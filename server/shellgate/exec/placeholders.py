@@ -15,23 +15,9 @@ import itertools
 import os
 from collections.abc import Iterator, Sequence
 
-from shellgate.exec.sandbox import Protected
+from shellgate.exec.sandbox import Protected, default_runtime_dir
 
 _counter = itertools.count()
-
-
-def runtime_dir() -> str:
-    """A private directory for proxy sockets and markers (created 0700)."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    if not base or not os.path.isdir(base):
-        base = (
-            "/run"
-            if os.geteuid() == 0 and os.path.isdir("/run")
-            else os.path.expanduser("~/.cache")
-        )
-    path = os.path.join(base, "shellgate")
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    return path
 
 
 def _pid_alive(pid: int) -> bool:
@@ -76,7 +62,7 @@ def acquire(protected: Sequence[Protected]) -> tuple[tuple[str, ...], tuple[Prot
     mounted them: every path that is missing or an empty directory (maybe another sandbox's
     placeholder) gets our marker, and no cleanup removes it while we live.
     """
-    markers = os.path.join(runtime_dir(), "mountpoints")
+    markers = os.path.join(default_runtime_dir(), "mountpoints")
     me = f"{os.getpid()}-{next(_counter)}"
     now: list[Protected] = []
     held: list[str] = []
@@ -106,7 +92,7 @@ def release(token: tuple[str, ...]) -> None:
     if len(token) < 2:
         return
     me, *held = token
-    markers = os.path.join(runtime_dir(), "mountpoints")
+    markers = os.path.join(default_runtime_dir(), "mountpoints")
     with _locked(markers):
         for path in held:
             d = _marker_dir(markers, path)

@@ -161,12 +161,24 @@ def build_spec(
     denied = deny.resolve(deny_read)
     unreadable = None
     if any(not os.path.isdir(p) for p in denied):
-        from shellgate.exec.placeholders import runtime_dir as default_runtime_dir
-
         unreadable = _unreadable_file(runtime_dir or default_runtime_dir())
     return SandboxSpec(
         real_cwd, roots, protected_paths(roots), network, ro_extra, denied, unreadable
     )
+
+
+def default_runtime_dir() -> str:
+    """A private directory for proxy sockets and markers (created 0700)."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    if not base or not os.path.isdir(base):
+        base = (
+            "/run"
+            if os.geteuid() == 0 and os.path.isdir("/run")
+            else os.path.expanduser("~/.cache")
+        )
+    path = os.path.join(base, "shellgate")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
 
 
 @dataclass(frozen=True)

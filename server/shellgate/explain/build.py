@@ -20,6 +20,7 @@ from shellgate.approval.requirement import (
     requirement_for_evaluation,
 )
 from shellgate.codexconfig.session import Session
+from shellgate.codexconfig.trust import ProjectTrust
 from shellgate.explain.model import (
     Danger,
     DecidedBy,
@@ -41,7 +42,6 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
-from shellgate.rules.trust import ProjectTrust
 from shellgate.shell import bash_reading
 from shellgate.shell.dangerous import DangerKind, dangerous_command_match
 from shellgate.shell.known_safe import is_known_safe_command

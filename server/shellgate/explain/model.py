@@ -10,8 +10,8 @@ from shellgate.approval.context import ExecContext
 from shellgate.approval.defaults import SandboxOverride
 from shellgate.approval.requirement import ExecApprovalRequirement
 from shellgate.codexconfig.session import Session
+from shellgate.codexconfig.trust import ProjectTrust
 from shellgate.rules.decision import Decision
-from shellgate.rules.trust import ProjectTrust
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from shellgate.approval.requirement import (
     NeedsApproval,
     requirement_to_json,
 )
+from shellgate.codexconfig.trust import ProjectTrust
 from shellgate.explain.model import Explanation, RuleHit, Segment, Warning
-from shellgate.rules.trust import ProjectTrust
 
 SCHEMA_VERSION = 1
 

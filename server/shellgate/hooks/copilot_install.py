@@ -15,9 +15,8 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from shellgate.config_edit import ConfigError, read_json
+from shellgate.config_edit import read_json
 
 FILE = "shellgate.json"
 TIMEOUT = 330  # seconds the hosts wait; the hook's deadline (315) and dialog (300) are shorter
@@ -58,63 +57,3 @@ def installed_command(path: Path) -> str | None:
         if isinstance(command, str) and "shellgate hook copilot" in command:
             return command
     return None
-
-
-def samples(cwd: str) -> dict[str, dict[str, Any]]:
-    """One event of each host, as each sends it to a `PreToolUse` hook."""
-    return {
-        "Copilot CLI": {
-            "hook_event_name": "PreToolUse",
-            "session_id": "shellgate-doctor",
-            "cwd": cwd,
-            "tool_name": "Bash",
-            "tool_input": {"command": "true", "description": "doctor"},
-        },
-        "VS Code's agent": {
-            "hook_event_name": "PreToolUse",
-            "session_id": "shellgate-doctor",
-            "transcript_path": "",
-            "cwd": cwd,
-            "tool_name": "run_in_terminal",
-            "tool_input": {"command": "true", "explanation": "doctor", "goal": "doctor"},
-            "tool_use_id": "shellgate-doctor",
-        },
-    }
-
-
-def check(env: Mapping[str, str], cwd: str) -> list[str]:
-    from shellgate.hooks.doctor import dry_run
-
-    files = [hook_file(None, env), hook_file(Path(cwd), env)]
-    found: tuple[Path, str] | None = None
-    for path in files:
-        if not path.exists():
-            continue
-        try:
-            command = installed_command(path)
-        except ConfigError as exc:
-            return [str(exc)]
-        if command is not None:
-            found = (path, command)
-            break
-    if found is None:
-        return [f"{files[0]}: no ShellGate hook: run `shellgate hook install copilot`"]
-    path, command = found
-    problems = []
-    for host, event in samples(cwd).items():
-        code, out, err = dry_run(command, event, cwd)
-        try:
-            answer = json.loads(out)
-        except ValueError:
-            answer = None
-        decision = (
-            answer.get("hookSpecificOutput", {}).get("permissionDecision")
-            if isinstance(answer, dict)
-            else None
-        )
-        if code != 0 or decision not in ("allow", "deny", "ask"):
-            problems.append(
-                f"{host}: `{command}` gave no decision it honours (exit {code}): "
-                f"{(err or out).strip()[:300]}"
-            )
-    return problems

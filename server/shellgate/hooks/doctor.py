@@ -22,23 +22,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from shellgate.config_edit import ConfigError, read_json
-from shellgate.hooks import install
+from shellgate.config_edit import ConfigError
+from shellgate.hooks import install, install_managed
+from shellgate.hooks.copilot_install import hook_file, installed_command
 
 PROG = "shellgate hook doctor"
 AGENTS = ("codex", "claude-code", "gemini", "copilot")
-
-
-def _our_commands(path: Path, agent: str) -> dict[str, str]:
-    """event -> our installed command, from a hooks/settings JSON file."""
-    hooks = read_json(path).get("hooks") or {}
-    found: dict[str, str] = {}
-    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
-        for g in groups if isinstance(groups, list) else []:
-            for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
-                if isinstance(h, dict) and install._ours(h.get("command"), agent):
-                    found[event] = h["command"]
-    return found
 
 
 def dry_run(command: str, event: dict[str, Any], cwd: str) -> tuple[int, str, str]:
@@ -67,7 +56,7 @@ def _sample(agent: str, event: str, cwd: str) -> dict[str, Any]:
 def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: str) -> list[str]:
     problems: list[str] = []
     try:
-        commands = _our_commands(settings, agent)
+        commands = install.our_commands(settings, agent)
     except ConfigError as exc:
         return [str(exc)]
     for event in events:
@@ -90,10 +79,8 @@ def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: s
 
 
 def check_codex(codex_home: Path, codex: str | None, cwd: str, env: Mapping[str, str]) -> list[str]:
-    from shellgate.hooks import install_managed
-
     declaring = [codex_home.absolute() / "hooks.json", Path(cwd).absolute() / ".codex/hooks.json"]
-    ours = {p: _our_commands(p, "codex") for p in declaring if p.exists()}
+    ours = {p: install.our_commands(p, "codex") for p in declaring if p.exists()}
     if not any(ours.values()) and not install_managed.codex_installed():
         return [f"{declaring[0]}: no ShellGate hook: run `shellgate hook install codex`"]
     if codex is None:
@@ -181,6 +168,65 @@ def hooks_list(codex: str, cwd: str, env: Mapping[str, str], timeout: float = 30
         proc.wait()
 
 
+def _copilot_samples(cwd: str) -> dict[str, dict[str, Any]]:
+    """One event of each host, as each sends it to a `PreToolUse` hook."""
+    return {
+        "Copilot CLI": {
+            "hook_event_name": "PreToolUse",
+            "session_id": "shellgate-doctor",
+            "cwd": cwd,
+            "tool_name": "Bash",
+            "tool_input": {"command": "true", "description": "doctor"},
+        },
+        "VS Code's agent": {
+            "hook_event_name": "PreToolUse",
+            "session_id": "shellgate-doctor",
+            "transcript_path": "",
+            "cwd": cwd,
+            "tool_name": "run_in_terminal",
+            "tool_input": {"command": "true", "explanation": "doctor", "goal": "doctor"},
+            "tool_use_id": "shellgate-doctor",
+        },
+    }
+
+
+def check_copilot(env: Mapping[str, str], cwd: str) -> list[str]:
+    """The hook file either host reads, its command run on each host's sample event."""
+    files = [hook_file(None, env), hook_file(Path(cwd), env)]
+    found: tuple[Path, str] | None = None
+    for path in files:
+        if not path.exists():
+            continue
+        try:
+            command = installed_command(path)
+        except ConfigError as exc:
+            return [str(exc)]
+        if command is not None:
+            found = (path, command)
+            break
+    if found is None:
+        return [f"{files[0]}: no ShellGate hook: run `shellgate hook install copilot`"]
+    path, command = found
+    problems = []
+    for host, event in _copilot_samples(cwd).items():
+        code, out, err = dry_run(command, event, cwd)
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            answer = None
+        decision = (
+            answer.get("hookSpecificOutput", {}).get("permissionDecision")
+            if isinstance(answer, dict)
+            else None
+        )
+        if code != 0 or decision not in ("allow", "deny", "ask"):
+            problems.append(
+                f"{host}: `{command}` gave no decision it honours (exit {code}): "
+                f"{(err or out).strip()[:300]}"
+            )
+    return problems
+
+
 def sandbox_report(cwd: str) -> list[str]:
     """Which bwrap `shellgate sandbox` would run here, and whether it works."""
     from shellgate.exec.probe import bwrap_version, run_probe, userns_refused
@@ -224,7 +270,7 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         return 0 if exc.code == 0 else 2
     if bad := [a for a in opts.agents if a not in AGENTS]:
         p.error(f"unknown agent {bad[0]!r} (choose from {', '.join(AGENTS)})")
-    from shellgate.rules.layers import default_codex_home
+    from shellgate.codexconfig.layers import default_codex_home
 
     cwd = os.getcwd()
     failed = False
@@ -233,29 +279,23 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
             problems = check_codex(home, opts.codex or shutil.which("codex"), cwd, env)
         elif agent == "claude-code":
-            from shellgate.hooks.install_managed import CLAUDE_MANAGED
-
-            settings = [CLAUDE_MANAGED, install.claude_settings(None, env),
+            settings = [install_managed.CLAUDE_MANAGED, install.claude_settings(None, env),
                         install.claude_settings(Path(cwd), env)]  # fmt: skip
             found = next(
-                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[1]
+                (s for s in settings if s.exists() and install.our_commands(s, agent)), settings[1]
             )
             problems = check_json_agent(agent, found, ("PreToolUse", "PermissionRequest"), cwd)
         elif agent == "copilot":
-            from shellgate.hooks import copilot_install
-
-            problems = copilot_install.check(env, cwd)
+            problems = check_copilot(env, cwd)
         else:
-            from shellgate.hooks.install_managed import GEMINI_SYSTEM, gemini_settings
-
             home = install.gemini_home(env)
-            settings = [gemini_settings(env), home / "settings.json",
+            settings = [install_managed.gemini_settings(env), home / "settings.json",
                         Path(cwd) / ".gemini" / "settings.json"]  # fmt: skip
             found = next(
-                (s for s in settings if s.exists() and _our_commands(s, agent)), settings[1]
+                (s for s in settings if s.exists() and install.our_commands(s, agent)), settings[1]
             )
             problems = check_json_agent(agent, found, ("BeforeTool",), cwd)
-            policies = [home / "policies", GEMINI_SYSTEM / "policies"]
+            policies = [home / "policies", install_managed.GEMINI_SYSTEM / "policies"]
             if not any((d / "shellgate.toml").exists() for d in policies):
                 problems.append(
                     f"{home / 'policies' / 'shellgate.toml'} is missing: Gemini never "

@@ -11,7 +11,6 @@ ShellGate).
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import shlex
@@ -33,6 +32,7 @@ from shellgate.config_edit import (
     save,
 )
 from shellgate.hooks import codex_trust
+from shellgate.hooks.copilot_install import hook_file, hook_text
 
 PROG = "shellgate hook install"
 HOOK_TIMEOUT = 330  # seconds; above the dialog's 300, so we answer before the agent gives up
@@ -213,127 +213,10 @@ def install_gemini(
     return changes
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        description="Merge ShellGate's hook into the agent's "
-        "own configuration (idempotent; a backup of each changed file).",
-    )
-    p.add_argument("agent", choices=["codex", "claude-code", "gemini", "copilot"])
-    p.add_argument(
-        "--scope",
-        choices=["user", "project", "managed"],
-        default="user",
-        help="the user's configuration (default), the project's, or the admin's (managed: "
-        "/etc/codex/requirements.toml, /etc/claude-code/managed-settings.json, "
-        "/etc/gemini-cli/settings.json; run as root)",
-    )
-    p.add_argument("--project", metavar="DIR", help="the project (default: the current folder)")
-    p.add_argument("--uninstall", action="store_true", help="remove ShellGate's hook")
-    p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
-    p.add_argument(
-        "--sandbox",
-        choices=["read-only", "workspace-write", "danger-full-access"],
-        help="Claude Code, Gemini, Copilot: run commands no rule allows in ShellGate's sandbox "
-        "(default workspace-write, Codex's own); danger-full-access: no sandbox, so those "
-        "commands are asked",
-    )
-    p.add_argument("--network", choices=["off", "full"], help="the sandbox's network")
-    p.add_argument(
-        "--fallback",
-        choices=["ask", "deny"],
-        help="no editor reachable: the agent's own prompt, or blocked",
-    )
-    p.add_argument("--approval-policy", metavar="POLICY", help="default on-request")
-    p.add_argument(
-        "--deadline",
-        metavar="SECONDS",
-        type=float,
-        help="Copilot: the hook answers no after this long (default 315; the hosts' timeout "
-        "is set 15 s above it)",
-    )
-    return p
-
-
-def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
-    try:
-        opts = _parser().parse_args(args)
-    except SystemExit as exc:
-        return 0 if exc.code == 0 else 2
-    if opts.agent != "codex" and opts.sandbox is None:
-        opts.sandbox = DEFAULT_SANDBOX  # never looser than the agent alone (issue 18)
-    flags: list[str] = []
-    for name in ("approval_policy", "sandbox", "network", "fallback", "deadline"):
-        value = getattr(opts, name)
-        if value is not None:
-            flags += ["--" + name.replace("_", "-"), f"{value:g}" if name == "deadline" else value]
-    if opts.deadline is not None and (opts.agent != "copilot" or not opts.deadline > 0):
-        print(f"{PROG}: error: --deadline is for copilot, above 0 seconds", file=sys.stderr)
-        return 2
-    if opts.approval_policy is not None:
-        from shellgate.approval.context import ApprovalPolicy
-
-        try:  # a hook that cannot parse its own options blocks every command: refuse it now
-            ApprovalPolicy.parse(opts.approval_policy)
-        except ValueError as exc:
-            print(f"{PROG}: error: --approval-policy: {exc}", file=sys.stderr)
-            return 2
-    if opts.agent == "copilot" and opts.scope not in ("user", "project"):
-        print(f"{PROG}: error: copilot: --scope {opts.scope} is not supported yet (user: "
-              "$COPILOT_HOME/hooks, project: .github/hooks)", file=sys.stderr)
-        return 2
-    if opts.agent == "codex" and (opts.sandbox or opts.network):
-        print(
-            f"{PROG}: error: --sandbox/--network are for Claude Code and Gemini: Codex "
-            "sandboxes its commands itself",
-            file=sys.stderr,
-        )
-        return 2
-    root = Path(opts.project or os.getcwd()).absolute() if opts.scope == "project" else None
-    from shellgate.rules.layers import default_codex_home
-
-    try:
-        if opts.scope == "managed":
-            from shellgate.hooks.install_managed import install_managed
-
-            changes = install_managed(opts.agent, flags, opts.uninstall, env)
-        elif opts.agent == "codex":
-            home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
-            changes = install_codex(home, root, flags, opts.uninstall)
-        elif opts.agent == "claude-code":
-            changes = install_claude(claude_settings(root, env), flags, opts.uninstall)
-        elif opts.agent == "copilot":
-            changes = install_copilot(root, env, flags, opts.uninstall)
-        else:
-            changes = install_gemini(gemini_home(env), root, flags, opts.uninstall)
-    except (ConfigError, OSError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
-    done = "uninstalled" if opts.uninstall else "installed"
-    if not changes:
-        print(f"shellgate hook {opts.agent}: already {done}; nothing changed")
-    for c in changes:
-        print(f"{c.path}: {c.what}" + (f" (backup: {c.backup})" if c.backup else ""))
-    if opts.agent == "copilot" and root is not None and not opts.uninstall:
-        from shellgate.hooks.copilot_install import TRUST_NOTE
-
-        print(TRUST_NOTE)
-    if changes and not opts.uninstall:
-        print(
-            f"shellgate hook {opts.agent}: {done}; check it with `shellgate hook doctor "
-            f"{opts.agent}`"
-        )
-    if opts.sandbox and not opts.uninstall:
-        print(sandbox_meaning(opts.agent, opts.sandbox, opts.fallback, opts.network))
-    return 0
-
-
 def install_copilot(
     root: Path | None, env: Mapping[str, str], flags: list[str], uninstall: bool
 ) -> list[Change]:
     """ShellGate's own hook file, read by both Copilot CLI and VS Code's agent."""
-    from shellgate.hooks.copilot_install import hook_file, hook_text
-
     path = hook_file(root, env).absolute()
     if not uninstall:
         return _save((path, hook_text(hook_command("copilot", flags), flags),
@@ -344,35 +227,13 @@ def install_copilot(
     return [Change(path, "removed")]
 
 
-DEFAULT_SANDBOX = "workspace-write"
-
-
-def sandbox_meaning(agent: str, sandbox: str, fallback: str | None, network: str | None) -> str:
-    """What --sandbox means for the commands no rule of the user's allows, said at install."""
-    from shellgate.cli.hook import _DEFAULT_FALLBACK
-
-    name = {"claude-code": "Claude Code", "gemini": "Gemini CLI", "copilot": "Copilot"}[agent]
-    deny = (fallback or _DEFAULT_FALLBACK[agent]) == "deny"
-    own = "blocked, saying why" if deny else f"{name}'s prompt"
-    asked = f"asked (in the editor, else {own})"
-    if sandbox == "danger-full-access":
-        return (
-            "sandbox: danger-full-access: no sandbox. A command your rules allow runs with your "
-            "full permissions (files and network); one no rule allows and that is not read-only "
-            f"is {asked}, as {name} alone would ask"
-        )
-    where = "the workspace and /tmp" if sandbox == "workspace-write" else "nothing"
-    text = (
-        f"sandbox: {sandbox}: a command no rule allows runs in ShellGate's sandbox (writable: "
-        f"{where}; .git read-only; network {network or 'off'}); `--sandbox danger-full-access` "
-        "turns it off"
-    )
-    from shellgate.hooks.confine import sandbox_runs
-
-    runs, why = sandbox_runs()
-    if not runs:
-        text += (
-            f"\nwarning: the sandbox cannot run here ({why}): until it can, a command no rule "
-            f"allows and that is not read-only is {asked}"
-        )
-    return text
+def our_commands(path: Path, agent: str) -> dict[str, str]:
+    """event -> our installed command, from a hooks/settings JSON file."""
+    hooks = read_json(path).get("hooks") or {}
+    found: dict[str, str] = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for g in groups if isinstance(groups, list) else []:
+            for h in (g.get("hooks") or []) if isinstance(g, dict) else []:
+                if isinstance(h, dict) and _ours(h.get("command"), agent):
+                    found[event] = h["command"]
+    return found

@@ -39,13 +39,17 @@ class Fallback(enum.Enum):
     DENY = "deny"
 
 
+# each agent's fallback when neither --fallback nor $SHELLGATE_HOOK_FALLBACK says
+DEFAULT_FALLBACK = {"codex": "ask", "claude-code": "ask", "gemini": "deny", "copilot": "ask"}
+
+
 class HookInputError(ValueError):
     """The agent's event is not what its hook protocol promises."""
 
 
 class Options(Record):  # records, not dataclasses: those would import inspect on the hot path
     fallback: Fallback
-    approval_policy: str = "on-request"
+    approval_policy: str | None = None  # None: Codex's config files, then on-request
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode (None: no)
     network: str | None = None
     ask_timeout: float = 300.0

@@ -33,12 +33,10 @@ AGENTS = (
 
 def _json_agent(agent: str, files: list[Path], events: tuple[str, ...]) -> tuple[Path, str] | None:
     """The first file holding our hook for every one of `events`, and its command."""
-    from shellgate.hooks.doctor import _our_commands
-
     for path in files:
         if not path.exists():
             continue
-        commands = _our_commands(path, agent)
+        commands = install.our_commands(path, agent)
         if commands and all(e in commands for e in events):
             return path, commands[events[0]]
     return None
@@ -71,7 +69,7 @@ def _missing_parts(command: str) -> str | None:
 
 def agent_status(agent_id: str, env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
     """One agent: installed (where, which command), a problem, and what `hook install` writes."""
-    from shellgate.rules.layers import default_codex_home
+    from shellgate.codexconfig.layers import default_codex_home
 
     name, target = next((n, t) for i, n, t in AGENTS if i == agent_id)
     found: tuple[Path, str] | None = None

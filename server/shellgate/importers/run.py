@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shellgate.approval.context import ExecContext
+from shellgate.codexconfig.resolve import codex_layers_for
 from shellgate.importers import claude_code, gemini, vscode
 from shellgate.importers.model import Source, Tool
 from shellgate.importers.roundtrip import Row, round_trip, source_decision
@@ -19,7 +20,6 @@ from shellgate.rules.amend import append_rule_lines
 from shellgate.rules.decision import Decision
 from shellgate.rules.loader import parse_text, read_rules_file
 from shellgate.rules.policy import Policy
-from shellgate.rules.trust import codex_layers_for
 
 _READERS = {Tool.CLAUDE_CODE: claude_code, Tool.GEMINI: gemini, Tool.VSCODE: vscode}
 HEADER = "# Imported by `shellgate import`; each rule's justification names its source."

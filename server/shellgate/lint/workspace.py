@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from shellgate.codexconfig.layers import LayerKind, RulesLayer, discover_layers, rules_files
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import LayerKind, RulesLayer, discover_layers, rules_files
 from shellgate.rules.policy import Policy
 
 

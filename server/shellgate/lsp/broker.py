@@ -44,7 +44,7 @@ class Broker:
         self._desk: Desk | None = None
 
     def codex_home(self) -> Path:
-        from shellgate.rules.layers import default_codex_home
+        from shellgate.codexconfig.layers import default_codex_home
 
         return self.server.session.settings.codex_home or default_codex_home()
 

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
+from shellgate.codexconfig.layers import default_codex_home
+from shellgate.codexconfig.trust import ConfigError, project_trust
 from shellgate.explain import Explanation, explain, render_text
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.session import Settings
-from shellgate.rules.layers import default_codex_home
-from shellgate.rules.trust import ConfigError, project_trust
 
 
 def context_for(

@@ -71,12 +71,12 @@ class McpSession:
 
     def policy(self) -> Policy:
         """The rules Codex would load for a session in the workspace; RulesError when broken."""
-        from shellgate.rules.layer_cache import load_layers_cached
+        from shellgate.codexconfig.layer_cache import load_layers_cached
 
         return load_layers_cached(self.layers())
 
     def layers(self) -> tuple[Any, ...]:
-        from shellgate.rules.trust import codex_layers_for
+        from shellgate.codexconfig.resolve import codex_layers_for
 
         layers, _trust = codex_layers_for(Path(self.workspace), codex_home=self.codex_home,
                                           extra_rules=self.extra_rules)  # fmt: skip

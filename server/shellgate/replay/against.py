@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shellgate.approval.context import ExecContext
+from shellgate.codexconfig.layers import LayerKind, RulesLayer, rules_files
 from shellgate.replay.engine import Decided, Entry, Outcome, redecide
-from shellgate.rules.layers import LayerKind, RulesLayer, rules_files
 from shellgate.rules.policy import Policy
 
 

@@ -30,12 +30,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from shellgate.codexconfig.tomlpos import toml_error_position
 from shellgate.rules.errors import RulesError
-from shellgate.rules.layers import RulesLayer
 
 TrustStatus = Literal["trusted", "untrusted", "unknown"]
 DEFAULT_ROOT_MARKERS = (".git",)
-_TOML_POSITION = re.compile(r"^(?P<message>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)$")
 
 
 class ConfigError(RulesError):
@@ -146,14 +145,6 @@ def read_config(path: Path) -> dict[str, object]:
         raise ConfigError(
             message, path=str(path), line=line, column=column, code="config-parse"
         ) from None
-
-
-def toml_error_position(exc: Exception) -> tuple[str, int, int]:
-    """tomllib's error as (message, line, column); (str(exc), 0, 0) when it names none."""
-    found = _TOML_POSITION.match(str(exc))
-    if found is None:
-        return str(exc), 0, 0
-    return found["message"], int(found["line"]), int(found["col"])
 
 
 def _position(path: Path, *anchors: str) -> tuple[int, int]:
@@ -390,23 +381,3 @@ def trusted_project(project: Path, *, cwd: Path, codex_home: Path) -> ProjectTru
     folders = (FolderTrust(project, "trusted", None),)
     return ProjectTrust(Path(os.path.abspath(cwd)), project, "trusted",
                         codex_home / "config.toml", None, folders, "flag")  # fmt: skip
-
-
-def codex_layers_for(
-    cwd: Path,
-    *,
-    codex_home: Path | None = None,
-    extra_rules: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
-    project: Path | None = None,
-    system_dir: Path | None = None,
-) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
-    """The rule layers Codex would load for a session in `cwd`, and the trust that chose
-    them: `shellgate.codexconfig.resolve.resolve(...)`'s layers and trust (system, user, each
-    trusted project folder's `.codex/rules`, `extra_rules`, the requirements). Raises
-    ConfigError on a broken config.toml, RequirementsError on a broken requirements.toml."""
-    from shellgate.codexconfig.resolve import resolve
-
-    found = resolve(cwd, codex_home=codex_home, extra_rules=extra_rules, env=env,
-                    project=project, system_dir=system_dir)  # fmt: skip
-    return found.layers, found.trust

@@ -2,7 +2,7 @@
 
 - system: `/etc/codex/rules/*.rules` (the admin's; `shellgate.codexconfig.resolve`);
 - user: `$CODEX_HOME/rules/*.rules` (`~/.codex` when CODEX_HOME is unset or empty);
-- project: `<folder>/.codex/rules/*.rules`, only for folders Codex trusts (`rules.trust` reads
+- project: `<folder>/.codex/rules/*.rules`, only for folders Codex trusts (`codexconfig.trust` reads
   Codex's config.toml and builds the layers for a cwd; here the caller names the project);
 - cli: files named on the command line (`--rules`), in the order given;
 - requirements: the `[rules] prefix_rules` of `/etc/codex/requirements.toml`, merged last

@@ -18,8 +18,8 @@ try:  # hashlib would load OpenSSL first (milliseconds at every start) for a bui
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import blake2b
 
+from shellgate.codexconfig.layers import RulesLayer, load_layers
 from shellgate.rules.decision import Decision
-from shellgate.rules.layers import RulesLayer, load_layers
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import NetworkRule, PrefixRule
 from shellgate.rules.source import SourceSpan
