@@ -438,23 +438,21 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             continue
         if not child.is_named and child.type != "$":
             continue
-        # tree-sitter can begin a word with the line break before it (`a\n\\rm`): not bash's
-        start, end = child.start_byte, child.end_byte
-        while start < end and src[start] in b" \t\n":
-            start += 1
-        gap = src[previous:start] if previous is not None else None
-        if gap is not None and not gap.replace(b"\\\n", b""):
-            groups[-1][-1][1] = end  # nothing between (a line continuation): one word
-        elif gap is not None and _crosses_line(gap):
-            groups.append([[start, end]])  # bash ends the command here
-        elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
-            _escaped_gap(groups[-1], gap, start, end)  # `a\ b`: one word
-        else:
-            if gap is not None and gap.strip(b" \t"):
-                shown = gap.decode("utf-8", "surrogateescape").encode("unicode_escape").decode()
-                ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
-            groups[-1].append([start, end])
-        previous = end
+        for start, end in _pieces(child, src):
+            gap = src[previous:start] if previous is not None else None
+            if gap is not None and not gap.replace(b"\\\n", b""):
+                groups[-1][-1][1] = end  # nothing between (a line continuation): one word
+            elif gap is not None and _crosses_line(gap):
+                groups.append([[start, end]])  # bash ends the command here
+            elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
+                _escaped_gap(groups[-1], gap, start, end)  # `a\ b`: one word
+            else:
+                if gap is not None and gap.strip(b" \t"):
+                    shown = gap.decode("utf-8", "surrogateescape")
+                    shown = shown.encode("unicode_escape").decode()
+                    ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
+                groups[-1].append([start, end])
+            previous = end
     statement = _redirected(node)
     if statement is not None:
         for r in statement.named_children:
@@ -486,6 +484,20 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
             return False
     return True
+
+
+_BLANK = re.compile(rb"[ \t\n]")
+_UNQUOTED_PIECE = re.compile(rb"(?:\\[\s\S]|[^ \t\n\\])+")
+
+
+def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of bash's words in one of tree-sitter's: a `word` holding an unescaped
+    blank (`{ {` in `coproc { {a,b}; }`, a line break before `\\rm` at a line's start) is
+    several words to bash."""
+    start, end = child.start_byte, child.end_byte
+    if child.type != "word" or _BLANK.search(src, start, end) is None:
+        return [(start, end)]
+    return [m.span() for m in _UNQUOTED_PIECE.finditer(src, start, end)]
 
 
 # Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
