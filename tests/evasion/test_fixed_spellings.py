@@ -64,6 +64,10 @@ FOUND = [
     ("rm", "eval bash <<< 'rm -rf x'"),
     ("rm", "watch -n 1 bash <<< 'rm -rf x'"),
     ("rm", "find . -maxdepth 0 -execdir dash <<< 'rm -rf x' \\;"),
+    ("rm", "echo a\n\\rm -rf x"),  # tree-sitter glues a line starting with `\\` to the one before
+    ("rm", "cat <<'EOF' | bash\n\\rm -rf x\nEOF\n"),
+    ("rm", "flock -w 5 .lock -c 'rm -rf x'"),
+    ("git push", "coproc { {git,push,origin,main}; }"),  # tree-sitter's word `{ {`
 ]
 RISKY = [
     "find / -delete",

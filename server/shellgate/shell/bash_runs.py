@@ -33,7 +33,7 @@ from tree_sitter import Node
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
-from shellgate.shell.wrappers import RUNNERS, unwrap
+from shellgate.shell.wrappers import RUNNERS, flock_source, unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
@@ -427,10 +427,10 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
     ends). False once the bound is reached."""
     groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
-    previous: Node | None = None
+    previous: int | None = None  # where the word before ends
     for child in node.children:
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
-            groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child)]
+            groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child, src)]
             previous = None
             continue
         if child.type == "variable_assignment":
@@ -438,27 +438,30 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             continue
         if not child.is_named and child.type != "$":
             continue
-        gap = src[previous.end_byte : child.start_byte] if previous is not None else None
-        if gap is not None and not gap.replace(b"\\\n", b""):
-            groups[-1][-1][1] = child.end_byte  # nothing between (a line continuation): one word
-        elif gap is not None and _crosses_line(gap):
-            groups.append([[child.start_byte, child.end_byte]])  # bash ends the command here
-        elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
-            _escaped_gap(groups[-1], gap, child.start_byte, child.end_byte)  # `a\ b`: one word
-        else:
-            if gap is not None and gap.strip(b" \t"):
-                shown = gap.decode("utf-8", "surrogateescape").encode("unicode_escape").decode()
-                ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
-            groups[-1].append([child.start_byte, child.end_byte])
-        previous = child
-    statement = node.parent
-    if statement is not None and statement.type == "redirected_statement":
+        for start, end in _pieces(child, src):
+            gap = src[previous:start] if previous is not None else None
+            if gap is not None and not gap.replace(b"\\\n", b""):
+                groups[-1][-1][1] = end  # nothing between (a line continuation): one word
+            elif gap is not None and _crosses_line(gap):
+                groups.append([[start, end]])  # bash ends the command here
+            elif gap is not None and _ESCAPED_BLANKS.fullmatch(gap):
+                _escaped_gap(groups[-1], gap, start, end)  # `a\ b`: one word
+            else:
+                if gap is not None and gap.strip(b" \t"):
+                    shown = gap.decode("utf-8", "surrogateescape")
+                    shown = shown.encode("unicode_escape").decode()
+                    ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
+                groups[-1].append([start, end])
+            previous = end
+    statement = _redirected(node)
+    if statement is not None:
         for r in statement.named_children:
             if r.type in _REDIRECTS:
-                groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(r)]
+                groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(r, src)]
 
     def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
         return _stdin_of(node, src, ctx)
+
     for n, words in enumerate(groups):
         if not words:
             continue
@@ -481,6 +484,20 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
             return False
     return True
+
+
+_BLANK = re.compile(rb"[ \t\n]")
+_UNQUOTED_PIECE = re.compile(rb"(?:\\[\s\S]|[^ \t\n\\])+")
+
+
+def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of bash's words in one of tree-sitter's: a `word` holding an unescaped
+    blank (`{ {` in `coproc { {a,b}; }`, a line break before `\\rm` at a line's start) is
+    several words to bash."""
+    start, end = child.start_byte, child.end_byte
+    if child.type != "word" or _BLANK.search(src, start, end) is None:
+        return [(start, end)]
+    return [m.span() for m in _UNQUOTED_PIECE.finditer(src, start, end)]
 
 
 # Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
@@ -519,12 +536,32 @@ _NOT_WORDS = frozenset({"file_descriptor", "heredoc_start", "heredoc_body", "her
                         "pipeline", *_REDIRECTS})  # fmt: skip
 
 
-def _redirect_words(r: Node) -> list[Node]:
+def _redirect_words(r: Node, src: bytes) -> list[Node]:
     """The words tree-sitter puts in a redirection that are the command's arguments to bash:
     those after a file redirection's target or a here-string, and after a here-document's
     delimiter (`ls > out a`, `cat <<EOF a`)."""
     words = [c for c in r.named_children if c.type not in _NOT_WORDS]
-    return words if r.type == "heredoc_redirect" else words[1:]
+    if r.type != "heredoc_redirect":
+        return words[1:]
+    body = _heredoc_line_end(r, src)  # words past the delimiter's line are the body, misread
+    return words if body is None else [w for w in words if w.start_byte < body]
+
+
+def _heredoc_line_end(r: Node, src: bytes) -> int | None:
+    """Where the line of a here-document's delimiter ends (its body starts after it)."""
+    start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
+    found = -1 if start is None else src.find(b"\n", start.end_byte, r.end_byte)
+    return None if found < 0 else found
+
+
+def _redirected(node: Node) -> Node | None:
+    """The `redirected_statement` whose redirections are a command's own: its parent's, or a
+    pipeline's when the command is its last stage (`echo x | bash <<E`: bash reads the
+    here-document, the redirection wins over the pipe)."""
+    parent = node.parent
+    if parent is not None and parent.type == "pipeline" and parent.named_children[-1] == node:
+        parent = parent.parent
+    return parent if parent is not None and parent.type == "redirected_statement" else None
 
 
 def _crosses_line(between: bytes) -> bool:
@@ -546,8 +583,9 @@ def _stdin_of(node: Node, src: bytes, ctx: _Ctx) -> _Stdin | None:
     piped into it (None: the command reads no such input)."""
     redirects = [c for c in node.named_children if c.type in _REDIRECTS]
     parent = node.parent
-    if parent is not None and parent.type == "redirected_statement":
-        redirects += [c for c in parent.named_children if c.type in _REDIRECTS]
+    statement = _redirected(node)
+    if statement is not None:
+        redirects += [c for c in statement.named_children if c.type in _REDIRECTS]
     found: _Stdin | None = None
     for r in redirects:
         if r.type == "herestring_redirect":
@@ -606,8 +644,15 @@ def _printf(fmt: str, args: Sequence[str]) -> str | None:
 def _heredoc(r: Node, src: bytes) -> _Stdin:
     start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
     body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
+    end = next((c for c in r.named_children if c.type == "heredoc_end"), None)
     delimiter = text(start, src) if start is not None else ""
     content = text(body, src) if body is not None else ""
+    line_end = _heredoc_line_end(r, src)
+    misread = body is None or line_end is None or body.start_byte > line_end + 1
+    if end is not None and line_end is not None and misread:
+        # tree-sitter misreads a body that starts with a backslash (as words, or a command
+        # piped into): the body is what lies between the delimiter's line and its end
+        content = src[line_end + 1 : end.start_byte].decode("utf-8", "surrogateescape")
     quoted = any(q in delimiter for q in "'\"\\")
     if any(c.type == "<<-" for c in r.children):
         content = "\n".join(line.lstrip("\t") for line in content.split("\n"))
@@ -675,9 +720,13 @@ def _argv(
         return ctx.add(Run((), via, unknowable=f"commands nested more than {MAX_DEPTH} deep"))
     name = executable_name_lookup_key(words[0]) or words[0]
     here = (*via, name)
-    if words[0] in _RESERVED and len(words) > 1:  # `time -p { rm x; }`: tree-sitter's recovery
-        return _argv(words[1:], frozenset(i - 1 for i in dynamic if i), here, depth + 1, ctx,
-                     stdin, open_tail)  # fmt: skip
+    skip = _skipped(words)
+    if skip:  # `time -p { rm x; }`, `! function f { rm x; }`: tree-sitter's recovery
+        body, moved = words[skip:], frozenset(i - skip for i in dynamic if i >= skip)
+        if 0 in moved:
+            why = f"its name is `{body[0]}`"
+            return ctx.add(Run(body, here, moved, open_tail, unknowable=why))
+        return _argv(body, moved, here, depth + 1, ctx, stdin, open_tail)
 
     def inner(start: int, *, label: str = name, tail: bool = open_tail) -> bool:
         rest = words[start:]
@@ -727,7 +776,11 @@ def _argv(
         return inner(i, label=f"{name} APPLET")
     if name == "watch":
         return _watch(words, inner, source)
-    if name in _DASH_C:
+    if name == "flock":
+        at = flock_source(words)
+        if at is not None:
+            return source(words[at], at, "flock -c")
+    elif name in _DASH_C:
         found = _dash_c(words)
         if found is not None:
             return source(found[1], found[0], f"{name} -c")
@@ -864,8 +917,24 @@ _RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "elif", "i
                        "until", "fi", "done", "esac", "in", "[[", "]]"})  # fmt: skip
 # Every program whose arguments `_argv` reads; any other command runs only its own words.
 _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, *_RESERVED,
-                         "eval", "source", ".", "alias", "trap", "watch", "find",
+                         "eval", "source", ".", "alias", "trap", "watch", "find", "function",
                          "sudo"})  # fmt: skip
+
+
+def _skipped(words: tuple[str, ...]) -> int:
+    """How many words at the head of a command are bash's syntax, not a command (a reserved
+    word, or a function's head `function NAME [()]` that tree-sitter left as a command):
+    bash runs what follows them."""
+    if words[0] in _RESERVED:
+        return 1 if len(words) > 1 else 0
+    if words[0] != "function" or len(words) < 3:
+        return 0
+    at = 2
+    if words[at] == "()":
+        at += 1
+    elif words[at : at + 2] == ("(", ")"):
+        at += 2
+    return at if at < len(words) else 0
 
 
 def runs_arguments(program: str) -> bool:

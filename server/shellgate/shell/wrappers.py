@@ -140,7 +140,7 @@ def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
         return None
     if any(a in _NO_EXEC.get(name, ()) for a in argv[1:2]):
         return None
-    if name == "flock" and ("-c" in argv or "--command" in argv):
+    if name == "flock" and flock_source(argv) is not None:
         return None  # `flock FILE -c SRC` runs shell source: see _shell_source_argument
     i = 1
     while i < len(argv):
@@ -165,6 +165,28 @@ def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     if not inner:
         return None
     return name, inner
+
+
+_FLOCK_VALUED = frozenset({"-w", "--timeout", "--wait", "-E", "--conflict-exit-code"})
+
+
+def flock_source(argv: Sequence[str]) -> int | None:
+    """The index of the shell source in `flock [options] FILE -c SRC` (flock(1) reads `-c`
+    or `--command` only right after the lock file; its options end at the first operand)."""
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        arg = argv[i]
+        if arg == "--":
+            i += 1
+            break
+        valued = arg in _FLOCK_VALUED or (
+            not arg.startswith("--") and any(c in "wE" for c in arg[1:]) and arg[-1] in "wE"
+        )
+        i += 2 if valued else 1
+    at = i + 1  # past the lock file
+    if at + 1 < len(argv) and argv[at] in ("-c", "--command"):
+        return at + 1
+    return None
 
 
 def _env_split_string(argv: Sequence[str], i: int) -> tuple[str, list[str]] | None:
@@ -212,6 +234,9 @@ def _shell_source_argument(name: str | None, argv: list[str]) -> str | None:
         return " ".join(argv[1:])
     if name == "trap":
         return trap_action(argv)
+    if name == "flock":
+        at = flock_source(argv)
+        return None if at is None else argv[at]
     if name in _DASH_C:
         for i in range(1, len(argv) - 1):
             if argv[i] in ("-c", "--command"):
