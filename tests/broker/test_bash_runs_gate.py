@@ -195,3 +195,12 @@ def test_an_allowed_runner_does_not_take_an_unruled_command_out_of_the_sandbox(
     assert any("runs it in the sandbox" in w["message"] for w in d.explain["warnings"])
     plain = decide(AgentRequest("claude-code", "s", str(gate.project), ("find", ".", "-name", "x")))
     assert plain.explain is not None and "gate" not in plain.explain
+
+
+def test_a_list_s_redirection_words_belong_to_its_last_command() -> None:
+    """tree-sitter hangs `2>&1 x` of `a || b 2>&1 x` on the whole list; bash gives x to b
+    (found by the differential test, seed 2220676298)."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("true || grep -n foo a 2>&1 a#b")]
+    assert ("grep", "-n", "foo", "a", "a#b") in words

@@ -556,11 +556,16 @@ def _heredoc_line_end(r: Node, src: bytes) -> int | None:
 
 def _redirected(node: Node) -> Node | None:
     """The `redirected_statement` whose redirections are a command's own: its parent's, or a
-    pipeline's when the command is its last stage (`echo x | bash <<E`: bash reads the
+    pipeline's or list's when the command is its last (`echo x | bash <<E`: bash reads the
     here-document, the redirection wins over the pipe)."""
     parent = node.parent
-    if parent is not None and parent.type == "pipeline" and parent.named_children[-1] == node:
-        parent = parent.parent
+    # `a || b 2>&1 x`: tree-sitter hangs b's redirections on the whole list (or pipeline)
+    while (
+        parent is not None
+        and parent.type in ("pipeline", "list")
+        and parent.named_children[-1] == node
+    ):
+        node, parent = parent, parent.parent
     return parent if parent is not None and parent.type == "redirected_statement" else None
 
 
