@@ -204,3 +204,12 @@ def test_a_list_s_redirection_words_belong_to_its_last_command() -> None:
 
     words = [r.words for r in bash_runs("true || grep -n foo a 2>&1 a#b")]
     assert ("grep", "-n", "foo", "a", "a#b") in words
+
+
+def test_escaped_blanks_before_a_command_name_are_part_of_it() -> None:
+    """tree-sitter leaves `\\ ` before the first word out of it; bash runs ` ab` (differential
+    test, seed 200494450). An even run of backslashes escapes itself, not the blank."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    assert [r.words for r in bash_runs("ls && \\ a\"b\"'c'")][-1] == (" abc",)
+    assert [r.words for r in bash_runs("\\\\ ab")] == [("\\", "ab")]

@@ -439,6 +439,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not child.is_named and child.type != "$":
             continue
         for start, end in _pieces(child, src):
+            if previous is None and not groups[-1]:
+                start = _escaped_lead(src, start)  # `\ ab`: tree-sitter drops the `\ `
             gap = src[previous:start] if previous is not None else None
             if gap is not None and not gap.replace(b"\\\n", b""):
                 groups[-1][-1][1] = end  # nothing between (a line continuation): one word
@@ -488,6 +490,19 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
 
 _BLANK = re.compile(rb"[ \t\n]")
 _UNQUOTED_PIECE = re.compile(rb"(?:\\[\s\S]|[^ \t\n\\])+")
+
+
+def _escaped_lead(src: bytes, start: int) -> int:
+    """Where a command's first word starts for bash: tree-sitter leaves escaped blanks before
+    it out of the word (`\\ ab` runs ` ab`); a blank is escaped by an odd run of backslashes."""
+    while start >= 2 and src[start - 1 : start] in (b" ", b"\t"):
+        n = 0
+        while start - 2 - n >= 0 and src[start - 2 - n : start - 1 - n] == b"\\":
+            n += 1
+        if n % 2 == 0:
+            break
+        start -= 2
+    return start
 
 
 def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
