@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from shellgate.approval.context import ApprovalPolicy
-    from shellgate.codexconfig.layers import RulesLayer
     from shellgate.codexconfig.resolve import CodexConfig
     from shellgate.codexconfig.session import Session
     from shellgate.codexconfig.trust import ProjectTrust
@@ -106,30 +105,6 @@ def rules_folders(prog: str, codex_home: str | None, project: str | None) -> int
             print(f"{prog}: error: {flag}: no such directory: {folder}", file=sys.stderr)
             return EXIT_USAGE
     return None
-
-
-def load_rules(
-    prog: str,
-    *,
-    codex_home: Path | None,
-    project: Path | None,
-    cwd: str,
-    extra_rules: list[str],
-    consequence: str,
-    status: int,
-) -> tuple[tuple[RulesLayer, ...], Policy, ProjectTrust] | int:
-    """The rule layers Codex would load for a session in `cwd` (trust from its config.toml;
-    `project`, from `--project`, is trusted whatever it says), their merged policy (cached) and
-    the trust that chose them; or `status` after reporting the broken file and `consequence`
-    (a broken file never becomes an empty policy, a broken config.toml never trusts)."""
-    loaded = load_config(
-        prog, codex_home=codex_home, project=project, cwd=cwd, extra_rules=extra_rules,
-        consequence=consequence, status=status,
-    )  # fmt: skip
-    if isinstance(loaded, int):
-        return loaded
-    config, policy = loaded
-    return config.layers, policy, config.trust
 
 
 def load_config(
