@@ -163,6 +163,7 @@ def run_setup(base: Path, setup: Setup, version: str, with_shellgate: bool) -> d
     return result
 
 
+_EXITED = re.compile(r"^(Process exited with code|Exit code:) -?\d+", re.M)
 _REJECTED = re.compile(r'Rejected\(\\?"(.*?)\\?"\)')
 _MODE = {"readOnly": "read-only", "workspaceWrite": "workspace-write",
          "dangerFullAccess": "danger-full-access"}  # fmt: skip
@@ -191,8 +192,11 @@ def codex_row(case: dict[str, Any]) -> dict[str, Any]:
         else:
             row.update(outcome="refused", words=words.split(" rejected: ")[-1])
         return row
+    # the model is told the exit code of what ran; the item notifications alone are not enough:
+    # Codex does not always send them before the turn ends (seen once in a CI run)
     ran = [i for i in case.get("items", []) if not i["started"] and i.get("exitCode") is not None]
-    row["outcome"] = "runs" if ran else f"? {case}"
+    told = [o for o in case.get("outputs", []) if _EXITED.search(o)]
+    row["outcome"] = "runs" if ran or told else f"? {case}"
     return row
 
 
