@@ -17,8 +17,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from shellgate.broker.decide import decide
 from shellgate.broker.endpoint import Endpoint, OnAsk, decide_in_thread
-from shellgate.broker.protocol import AgentAnswer, AgentRequest
+from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "rules-schema" / "broker.schema.json").read_text())
 RULES = """\
@@ -47,6 +48,10 @@ class World:
                 **kw: Any) -> AgentRequest:  # fmt: skip
         return AgentRequest(agent, kw.pop("session_id", "s-1"), str(self.project), command, **kw)
 
+    def decided(self, request: AgentRequest) -> AgentDecision:
+        """The decision a hook carries to the editor with its question."""
+        return decide(request, codex_home=self.home)
+
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
@@ -60,7 +65,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     shutil.rmtree(runtime, ignore_errors=True)
 
 
-async def accept_all(request: AgentRequest, timeout: float) -> AgentAnswer:
+async def accept_all(request: AgentRequest, decision: AgentDecision, timeout: float
+                     ) -> AgentAnswer:  # fmt: skip
     return AgentAnswer("accept", f"yes to {request.agent}")
 
 

@@ -20,11 +20,13 @@ import pytest
 
 from shellgate.broker import client, discovery
 from shellgate.broker.decide import decide
-from shellgate.broker.protocol import PROTOCOL_VERSION, AgentRequest
+from shellgate.broker.protocol import PROTOCOL_VERSION, AgentDecision, AgentRequest
 
 from .conftest import World, mode, raw, running, validate
 
 NOBODY = 65534
+# A question's carried decision, where what it says does not matter to the test.
+DECIDED = AgentDecision("prompt", "needs_approval", "publishing needs a human", None, None, False)
 
 
 def test_folder_is_0700_socket_0600_and_the_discovery_file_names_them(world: World) -> None:
@@ -133,7 +135,7 @@ def test_the_client_believes_no_server_of_another_uid(world: World, tmp_path: Pa
     try:
         assert os.read(ready_r, 1) == b"1"
         fake = discovery.ServerInfo(pid, (str(world.project),), path, "x", 1, path + ".json")
-        assert client.ask(world.request("rm -rf /"), timeout=5, server=fake) is None
+        assert client.ask(world.request("rm -rf /"), DECIDED, timeout=5, server=fake) is None
     finally:
         os.kill(pid, 9)
         os.waitpid(pid, 0)
@@ -150,7 +152,8 @@ def test_every_message_follows_the_schema(world: World) -> None:
         assert client.hello(info) is not None
         for command in ("git status", ("git", "push"), "rm -rf x", "timeout 5 rm -rf /"):
             assert client.decide(world.request(command)) is not None
-        assert client.ask(world.request("git push", justification="ship it"), timeout=5)
+        pushed = world.request("git push", justification="ship it")
+        assert client.ask(pushed, world.decided(pushed), timeout=5)
         granular = {
             "granular": {
                 "sandbox_approval": True,
@@ -191,13 +194,22 @@ def test_the_schema_refuses_what_the_endpoint_refuses(world: World) -> None:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "shellgate/ask",
-        "params": {**world.request("ls").to_json(), "protocol": 1, "timeoutSeconds": 5},
-    }
+        "params": {**world.request("ls").to_json(), "protocol": PROTOCOL_VERSION,
+                   "decision": DECIDED.to_json(), "timeoutSeconds": 5},
+    }  # fmt: skip
     validate("request", good)
+    no_decision = {k: v for k, v in good["params"].items() if k != "decision"}
     for bad in ({**good["params"], "timeoutSeconds": 0}, {**good["params"], "cwd": "x"},
-                {**good["params"], "command": []}, {**good["params"], "protocol": 2}):  # fmt: skip
+                {**good["params"], "command": []}, {**good["params"], "protocol": 1},
+                no_decision, {**good["params"], "decision": {**DECIDED.to_json(), "matched": [
+                    {"decision": "allow"}]}}):  # fmt: skip
         with pytest.raises(jsonschema.ValidationError):
             validate("request", {**good, "params": bad})
+    with running([str(world.project)]) as ep:  # and the endpoint refuses them too
+        assert ep.info is not None
+        for params in ({**good["params"], "protocol": 1}, no_decision):
+            reply = raw(ep.info.socket, json.dumps({**good, "params": params}).encode() + b"\n")
+            assert reply["error"]["code"] in (-32001, -32602), reply
 
 
 def test_protocol_errors_are_answered_and_the_connection_survives(world: World) -> None:
@@ -206,7 +218,8 @@ def test_protocol_errors_are_answered_and_the_connection_survives(world: World) 
         sock = ep.info.socket
         assert raw(sock, b"{not json\n")["error"]["code"] == -32700
         assert raw(sock, b'{"jsonrpc": "2.0", "id": 1}\n')["error"]["code"] == -32600
-        unknown = {"jsonrpc": "2.0", "id": 2, "method": "shellgate/nope", "params": {"protocol": 1}}
+        unknown = {"jsonrpc": "2.0", "id": 2, "method": "shellgate/nope",
+                   "params": {"protocol": PROTOCOL_VERSION}}  # fmt: skip
         assert raw(sock, json.dumps(unknown).encode() + b"\n")["error"]["code"] == -32601
         old = {"jsonrpc": "2.0", "id": 3, "method": "shellgate/hello", "params": {"protocol": 0}}
         reply = raw(sock, json.dumps(old).encode() + b"\n")
@@ -214,7 +227,7 @@ def test_protocol_errors_are_answered_and_the_connection_survives(world: World) 
             reply["error"]["code"] == -32001 and "protocol version 0" in reply["error"]["message"]
         )
         bad = {"jsonrpc": "2.0", "id": 4, "method": "shellgate/decide",
-               "params": {"protocol": 1, "agent": "x", "cwd": "/", "command": "ls",
+               "params": {"protocol": PROTOCOL_VERSION, "agent": "x", "cwd": "/", "command": "ls",
                           "sandbox": "outer-space"}}  # fmt: skip
         reply = raw(sock, json.dumps(bad).encode() + b"\n")
         assert (
@@ -263,7 +276,7 @@ def test_decide_over_the_wire_equals_decide_in_process(world: World, command: An
 def test_the_client_never_raises_and_says_none(world: World, tmp_path: Path) -> None:
     request = world.request("git push")
     assert client.find_server(str(world.project)) is None
-    assert client.ask(request, timeout=1) is None  # no server at all
+    assert client.ask(request, DECIDED, timeout=1) is None  # no server at all
     gone = discovery.ServerInfo(1, (str(world.project),), str(tmp_path / "nope.sock"), "x", 1,
                                 str(tmp_path / "nope.json"))  # fmt: skip
     assert client.decide(request, server=gone) is None
@@ -276,7 +289,7 @@ _SERVER = textwrap.dedent("""
     import asyncio, sys
     from shellgate.broker.endpoint import Endpoint, decide_in_thread
 
-    async def never(request, timeout):
+    async def never(request, decision, timeout):
         await asyncio.Event().wait()
 
     async def main():
@@ -298,7 +311,7 @@ def test_server_killed_mid_request_the_client_returns_none_promptly(world: World
 
         result: list[Any] = []
         t = threading.Thread(
-            target=lambda: result.append(client.ask(world.request("git push"), timeout=60))
+            target=lambda: result.append(client.ask(world.request("git push"), DECIDED, timeout=60))
         )
         t.start()
         time.sleep(0.5)  # the question is pending in the server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -15,11 +16,13 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lspsession import end
+from shellgate.approval.matched import MatchedRule
 from shellgate.broker import client as broker
+from shellgate.broker.decide import decide
 from shellgate.broker.discovery import ServerInfo, find_server
-from shellgate.broker.protocol import AgentRequest
+from shellgate.broker.protocol import PROTOCOL_VERSION, AgentDecision, AgentRequest
 
-from .conftest import RULES, validate
+from .conftest import RULES, raw, validate
 
 # One private runtime folder for this module's servers and the clients in this process.
 RUNTIME = tempfile.mkdtemp(prefix="sgl-", dir="/tmp")
@@ -96,8 +99,61 @@ async def start(client: LanguageClient, tmp_path: Path) -> tuple[Setup, ServerIn
 
 
 async def ask(s: Setup, info: ServerInfo, command: str, timeout: float = 30, **kw: Any) -> Any:
-    return await asyncio.to_thread(broker.ask, s.request(command, **kw), timeout=timeout,
+    """As a hook asks: the chain decides here, the question carries the decision."""
+    request = s.request(command, **kw)
+    decision = decide(request, codex_home=s.home)
+    return await asyncio.to_thread(broker.ask, request, decision, timeout=timeout,
                                    server=info)  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_the_editor_shows_the_askers_decision_and_writes_only_what_it_shows(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """The decision is made once, by the asker, and carried: the desk does not decide again
+    (a reason the rules from disk would not give is what the dialog shows), and a "don't ask
+    again" is offered only for a prefix of a command bash runs in what the dialog shows."""
+    asked: list[Any] = []
+
+    @client.feature("shellgate/approve")
+    def approve(params: Any) -> dict[str, str]:
+        asked.append(params)
+        offered = [field(c, "id") for c in field(params, "choices")]
+        pick = "approved_execpolicy_amendment"
+        return {"choice": pick if pick in offered else "denied"}
+
+    s, info = await start(client, tmp_path)
+    request = s.request("git status && ls -la")  # the rules from disk allow both
+    carried = AgentDecision(
+        "prompt", "needs_approval", "asked by the hook: no sandbox here", None, ("ls", "-la"),
+        False, matched=(MatchedRule("allow", ("git", "status"), "x.rules:1:1", "read-only git",
+                                    layer="user"),),
+        notes=("a note from the hook's trace",))  # fmt: skip
+    answer = await asyncio.to_thread(broker.ask, request, carried, timeout=30, server=info)
+    assert answer is not None and answer.answer == "acceptWithExecpolicyAmendment"
+    line = 'prefix_rule(pattern=["ls", "-la"], decision="allow")'
+    assert answer.amendment_written == line
+    assert (s.home / "rules" / "default.rules").read_text() == RULES + line + "\n"
+    shown = plain(asked[0])
+    assert shown["reason"] == "asked by the hook: no sandbox here"
+    assert [(r["decision"], r["matchedPrefix"], r["layer"]) for r in shown["matchedRules"]] == [
+        ("allow", ["git", "status"], "user")]  # fmt: skip
+    assert shown["notes"] == ["a note from the hook's trace"]
+
+    # An amendment for a command the request does not run is never offered, nor written.
+    sneaky = carried._replace(amendment=("rm",))
+    answer = await asyncio.to_thread(broker.ask, request, sneaky, timeout=30, server=info)
+    assert answer is not None and answer.answer == "decline"
+    assert "approved_execpolicy_amendment" not in [field(c, "id") for c in
+                                                   field(asked[1], "choices")]  # fmt: skip
+    assert (s.home / "rules" / "default.rules").read_text() == RULES + line + "\n"
+
+    # A carried forbidden decision never reaches the dialog.
+    forbidden = carried._replace(decision="forbidden", requirement="forbidden", reason="no")
+    answer = await asyncio.to_thread(broker.ask, request, forbidden, timeout=30, server=info)
+    assert answer is not None and (answer.answer, answer.message) == (
+        "decline", "forbidden by the rules: no")
+    assert len(asked) == 2
 
 
 @pytest.mark.asyncio
@@ -250,12 +306,16 @@ async def test_unanswered_in_time_is_no_and_the_agent_is_told_why(
         assert (
             answer.message == f"nobody answered in the editor within {seconds} s: that counts as no"
         )
-    # A question that cannot be decided is an error to its asker (None), never a stuck entry.
-    gone = AgentRequest("claude-code", "s", str(s.project / "no-such-dir"), "ls")
-    assert await asyncio.to_thread(broker.ask, gone, timeout=5, server=info) is None
+    # A question whose carried decision breaks the protocol is an error to its asker, never an
+    # entry: nothing is shown for it.
+    params = {**s.request("ls").to_json(), "decision": {"decision": "maybe"},
+              "timeoutSeconds": 5, "protocol": PROTOCOL_VERSION}  # fmt: skip
+    body = {"jsonrpc": "2.0", "id": 1, "method": "shellgate/ask", "params": params}
+    reply = await asyncio.to_thread(raw, info.socket, json.dumps(body).encode() + b"\n")
+    assert reply["error"]["code"] == -32602, reply
     history = plain(await client.protocol.send_request_async("shellgate/approvals", {}))
-    assert [e["answer"] for e in history["entries"]] == ["timeout", "timeout", None]
-    assert [e["state"] for e in history["entries"]] == ["answered", "answered", "failed"]
+    assert [e["answer"] for e in history["entries"]] == ["timeout", "timeout"]
+    assert [e["state"] for e in history["entries"]] == ["answered", "answered"]
     assert (history["waiting"], history["showing"]) == (0, 0)
 
 

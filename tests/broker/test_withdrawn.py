@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from shellgate.broker.decide import decide
 from shellgate.broker.protocol import PROTOCOL_VERSION
 
 from . import test_lsp_broker as _lsp
@@ -95,8 +96,9 @@ async def test_an_agent_that_hangs_up_takes_its_questions_off_screen_and_out_of_
     def connect(command: str) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(info.socket)
-        params = {**s.request(command).to_json(), "timeoutSeconds": 60,
-                  "protocol": PROTOCOL_VERSION}  # fmt: skip
+        request = s.request(command)
+        params = {**request.to_json(), "timeoutSeconds": 60, "protocol": PROTOCOL_VERSION,
+                  "decision": decide(request, codex_home=s.home).to_json()}  # fmt: skip
         body = {"jsonrpc": "2.0", "id": 1, "method": "shellgate/ask", "params": params}
         sock.sendall(json.dumps(body).encode() + b"\n")
         return sock

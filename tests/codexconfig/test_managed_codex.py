@@ -231,6 +231,7 @@ def hook_row(out: dict[str, Any]) -> tuple[str, str]:
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
 def test_admin_setups_agree_with_codex(base: Path) -> None:
+    print(f"managed tier: seed {SEED} (SHELLGATE_MANAGED_SEED reproduces it)")  # shown on failure
     rng = random.Random(SEED)
     setups = draw(rng, SETUPS) + invalid_setups(rng)
     differences: list[str] = []

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from shellgate.approval.matched import MatchedRule
 from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
 from shellgate.rules.amend import prefix_rule_line
@@ -52,16 +53,6 @@ class Choice:
         if self.network_action is None:
             return self.decision.value
         return f"{self.decision.value}:{self.network_action.value}"
-
-
-@dataclass(frozen=True)
-class MatchedRule:
-    decision: str
-    prefix: tuple[str, ...]  # the matched tokens, or the whole command for a heuristic match
-    source: str | None  # "path:line:column", None for heuristics
-    justification: str | None = None
-    heuristic: bool = False
-    layer: str | None = None  # the rule's tier: system, user, project, cli, requirements
 
 
 @dataclass(frozen=True)

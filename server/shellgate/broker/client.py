@@ -3,8 +3,8 @@ never raises to its caller: anything that goes wrong (no server, a dead one, a t
 answer) is None, and the caller applies its documented fallback.
 
     info = find_server(cwd)            # the editor whose workspace holds cwd, or None
-    answer = ask(request, timeout=60)  # the person's answer, or None
-    answer = ask(request, timeout=60, cancel=event)  # a threading.Event: set, it gives up
+    answer = ask(request, decision, timeout=60)  # the person's answer, or None
+    answer = ask(request, decision, timeout=60, cancel=event)  # a threading.Event: set, it gives up
     decision = decide(request, timeout=2)
 
 Before trusting a server the client checks, as the server does, that the peer's uid is ours.
@@ -51,13 +51,14 @@ _ids = itertools.count(1)
 
 
 def ask(
-    request: AgentRequest, *, timeout: float, server: ServerInfo | None = None,
-    cancel: threading.Event | None = None,
+    request: AgentRequest, decision: AgentDecision, *, timeout: float,
+    server: ServerInfo | None = None, cancel: threading.Event | None = None,
 ) -> AgentAnswer | None:  # fmt: skip
-    """Ask the person in the editor; `timeout` seconds unanswered is "timeout" (a no). Once
-    `cancel` is set (its caller gave up: an MCP call cancelled) the connection is closed, which
-    withdraws the question from the editor, and the answer is None."""
-    params = {**request.to_json(), "timeoutSeconds": timeout}
+    """Ask the person in the editor about `request`, which `decision` says needs approval;
+    `timeout` seconds unanswered is "timeout" (a no). Once `cancel` is set (its caller gave
+    up: an MCP call cancelled) the connection is closed, which withdraws the question from the
+    editor, and the answer is None."""
+    params = {**request.to_json(), "decision": decision.to_json(), "timeoutSeconds": timeout}
     result = call(ASK, params, timeout=timeout + ANSWER_GRACE, server=server, cwd=request.cwd,
                   cancel=cancel)  # fmt: skip
     return _parse(answer_from_json, result)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shellgate.approval.matched import MatchedRule
 from shellgate.broker.protocol import AgentDecision, AgentRequest, ProtocolError
 
 if TYPE_CHECKING:
@@ -73,15 +74,41 @@ def decide(
     kind = requirement_type(req)
     amendment = None if isinstance(req, Forbidden) else req.proposed_execpolicy_amendment
     reason: str | None = req.reason if isinstance(req, Forbidden | NeedsApproval) else None
+    first, gate, split = ex.first_attempt, ex.gate, ex.split_difference
     return AgentDecision(
         decision=_DECISION[kind],
         requirement=kind,
         reason=reason or _deciding_words(ex),
         explain=to_json(ex),
         amendment=amendment,
-        hidden=ex.gate is not None and not isinstance(ex.gate.requirement, Skip),
+        hidden=gate is not None and not isinstance(gate.requirement, Skip),
         confine=kind != "skip" or needs_confining(request.argv, policy, context),
-    )
+        matched=_matched(ex),
+        notes=tuple(w.message for w in ex.warnings),
+        sandbox=session.sandbox.value if session.sandbox != session.requested_sandbox else None,
+        deny_read=bool(session.deny_read),
+        warnings=session.warnings,
+        # bash runs a command no rule allows (`gate` a Skip without the bypass): not outside
+        outside=first is not None and not first.sandboxed
+        and not (gate is not None and isinstance(gate.requirement, Skip)
+                 and not gate.requirement.bypass_sandbox),
+        split=None if split is None else split.why,
+        bash_runs=() if split is None else split.bash or (),
+    )  # fmt: skip
+
+
+def _matched(ex: Explanation) -> tuple[MatchedRule, ...]:
+    """Each segment's rules, else the heuristic that decided it."""
+    out: list[MatchedRule] = []
+    for seg in ex.segments:
+        for hit in seg.rules:
+            where = None if hit.path is None else f"{hit.path}:{hit.line}:{hit.column}"
+            out.append(MatchedRule(hit.decision.value, hit.matched_prefix, where,
+                                   hit.justification, layer=hit.layer))  # fmt: skip
+        if not seg.rules and seg.heuristic is not None:
+            out.append(MatchedRule(seg.heuristic.decision.value, seg.command, None,
+                                   seg.heuristic.why, heuristic=True))  # fmt: skip
+    return tuple(out)
 
 
 def needs_confining(argv: Sequence[str], policy: Policy, context: ExecContext) -> bool:

@@ -1,14 +1,17 @@
 """The approval desk: outside agents' questions, one dialog at a time, with their history.
 
-`Desk.ask(request, timeout)` decides the command on the rules from disk, itself: the asker is
-any process of the user's that reaches the socket (a command the rules let run unsandboxed,
-too), so a decision it sent along could not be trusted. A forbidden one is
+`Desk.ask(request, decision, timeout)` puts the asker's decision to the person: the decision is
+made once, where the command is judged (the hook, the MCP server's orchestrator), and carried
+typed; the desk does not decide again. What it takes on trust is only what the dialog shows:
+the asker could as well have run the command itself. What it would write is checked: Codex's
+amendment is offered only when it is a prefix of a command bash runs in the request, so a
+"don't ask again" never allows something the person was not shown. A forbidden decision is
 refused without a dialog (nobody may wave a forbidden rule through); anything else is put to
 the person through the approver (the editor's dialog), named after the agent and carrying the
 trace. Questions wait their turn in arrival order; one unanswered in `timeout` seconds (time in
 the queue included) is "timeout", a no, with the reason. A question that ends while on screen
 (timed out, or its asker hung up) is withdrawn from the editor (`on_closed`, with a notice to
-show), so that its dialog closes and the next one shows. "Don't ask again" appends Codex's
+show), so that its dialog closes and the next one shows. "Don't ask again" appends the
 amendment to `$CODEX_HOME/rules/default.rules` under the amendment lock, and the answer says
 which line was written. Every question is answered exactly once, and kept in the history.
 """
@@ -25,15 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shellgate.approval import amendments
-from shellgate.approval.question import (
-    ApprovalRequest,
-    Approver,
-    MatchedRule,
-    RequestKind,
-    exec_choices,
-)
+from shellgate.approval.beyond import runs_of
+from shellgate.approval.question import ApprovalRequest, Approver, RequestKind, exec_choices
 from shellgate.approval.review import ReviewDecision
-from shellgate.broker.decide import _policy, context_of, decide, layers_for
+from shellgate.broker.decide import _policy, context_of, layers_for
 from shellgate.broker.protocol import (
     ANSWERS,
     AgentAnswer,
@@ -59,15 +57,15 @@ class Entry:
 
     id: str
     request: AgentRequest
+    decision: AgentDecision  # the asker's
     asked_at: float
-    state: str = "deciding"  # deciding | waiting | asking | answered | gone | failed
-    decision: AgentDecision | None = None
+    state: str = "waiting"  # waiting | asking | answered | gone | failed
     answer: AgentAnswer | None = None
     answered_at: float | None = None
     rung: Rung | None = None  # the "don't ask again" ladder's pick, when not Codex's own
 
     def to_json(self) -> dict[str, Any]:
-        d, a = self.decision, self.answer
+        a = self.answer
         return {
             "id": self.id,
             "agent": self.request.agent,
@@ -76,8 +74,8 @@ class Entry:
             "command": list(self.request.argv),
             "cwd": self.request.cwd,
             "state": self.state,
-            "decision": None if d is None else d.decision,
-            "reason": None if d is None else d.reason,
+            "decision": self.decision.decision,
+            "reason": self.decision.reason,
             "answer": None if a is None else a.answer,
             "message": None if a is None else a.message,
             "amendmentWritten": None if a is None else a.amendment_written,
@@ -100,14 +98,16 @@ class Desk:
     @property
     def waiting(self) -> int:
         """Questions queued behind the dialog on screen."""
-        return sum(1 for e in self.history if e.state in ("deciding", "waiting"))
+        return sum(1 for e in self.history if e.state == "waiting")
 
     @property
     def showing(self) -> int:
         return sum(1 for e in self.history if e.state == "asking")
 
-    async def ask(self, request: AgentRequest, timeout: float) -> AgentAnswer:
-        entry = Entry(f"ask-{next(_ids)}", request, time.time())
+    async def ask(
+        self, request: AgentRequest, decision: AgentDecision, timeout: float
+    ) -> AgentAnswer:
+        entry = Entry(f"ask-{next(_ids)}", request, decision, time.time())
         self.history.append(entry)
         self.on_change(self)
         try:
@@ -127,11 +127,11 @@ class Desk:
             entry.state = "gone"
             self.on_change(self)
             raise
-        except Exception:  # undecidable (a cwd that is no folder, ...): the asker gets the error
+        except Exception:  # the asker gets the error
             entry.state = "failed"
             self.on_change(self)
             raise
-        amendment = entry.decision.amendment if entry.decision else None
+        amendment = _offered(request, decision)
         if answer.answer == ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT.wire and (
             entry.rung is not None or amendment
         ):
@@ -144,17 +144,13 @@ class Desk:
 
     async def _answer(self, entry: Entry) -> AgentAnswer:
 
-        request = entry.request
-        decision = await asyncio.to_thread(decide, request, codex_home=self.codex_home())
-        entry.decision = decision
+        request, decision = entry.request, entry.decision
         if decision.decision == "forbidden":
             return AgentAnswer("decline", f"forbidden by the rules: {decision.reason}")
         key = (request.agent, request.session_id or "", request.argv)
-        if request.session_id and key in self._session and not _managed(decision):
+        if request.session_id and key in self._session and not decision.managed:
             return AgentAnswer("acceptForSession", "approved earlier in this session")
         question = self.question(entry.id, request, decision)
-        entry.state = "waiting"
-        self.on_change(self)
         async with self._turn:
             entry.state = "asking"
             self.on_change(self)
@@ -176,7 +172,7 @@ class Desk:
         """The dialog's question: Codex's choices, plus "No" and, with a session, "this
         session"; the rules that matched; the explain warnings as notes."""
 
-        amendment, text = decision.amendment, None
+        amendment, text = _offered(request, decision), None
         if amendment:
             try:
                 text = prefix_rule_line(amendment)
@@ -185,12 +181,11 @@ class Desk:
         offered = [ReviewDecision.APPROVED, ReviewDecision.DENIED, ReviewDecision.ABORT]
         if amendment:
             offered.append(ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT)
-        if request.session_id and not _managed(decision):
+        if request.session_id and not decision.managed:
             # an admin's prompt (requirements.toml) is asked every time, as Codex asks it
             offered.append(ReviewDecision.APPROVED_FOR_SESSION)
-        ex = decision.explain or {}
-        # Codex's reason when it gives one, else the agent's own justification.
-        reason = (ex.get("requirement") or {}).get("reason") or request.justification
+        # Codex's reason (or ShellGate's) when there is one, else the agent's own justification.
+        reason = decision.reason or request.justification
         name = display_name(request.agent)
         choices = exec_choices(offered, amendment, name)
         return ApprovalRequest(
@@ -200,10 +195,10 @@ class Desk:
             cwd=request.cwd,
             reason=reason,
             choices=choices,
-            matched_rules=tuple(_matched(ex)),
+            matched_rules=decision.matched,
             proposed_amendment=amendment,
             amendment_text=text,
-            notes=tuple(str(w.get("message")) for w in ex.get("warnings", ())),
+            notes=decision.notes,
             agent=request.agent,
             asker=name,
             explain=decision.explain,
@@ -242,28 +237,12 @@ def _asked(request: AgentRequest) -> str:
     return f"{display_name(request.agent)}'s request to run `{escape_one_line(command)}`"
 
 
-def _matched(ex: dict[str, Any]) -> list[MatchedRule]:
-    out = []
-    for seg in ex.get("segments", ()):
-        for hit in seg.get("matched_rules", ()):
-            where = None
-            if hit.get("file"):
-                where = f"{hit['file']}:{hit.get('line')}:{hit.get('column')}"
-            out.append(MatchedRule(hit["decision"], tuple(hit["matched_prefix"]), where,
-                                   hit.get("justification"), layer=hit.get("layer")))  # fmt: skip
-        heuristic = seg.get("heuristic")
-        if not seg.get("matched_rules") and heuristic is not None:
-            out.append(MatchedRule(heuristic["decision"], tuple(seg["command"]), None,
-                                   heuristic.get("why"), heuristic=True))  # fmt: skip
-    return out
-
-
-def _managed(decision: AgentDecision) -> bool:
-    """Does an admin's rule (requirements.toml) ask for this command? Codex then offers only
-    accept and cancel: no "this session", no amendment."""
-    segments = (decision.explain or {}).get("segments") or ()
-    return any(
-        hit.get("layer") == "requirements" and hit.get("decision") == "prompt"
-        for seg in segments
-        for hit in seg.get("matched_rules") or ()
-    )
+def _offered(request: AgentRequest, decision: AgentDecision) -> tuple[str, ...] | None:
+    """The asker's amendment, when it allows only what the person is shown: a prefix of a
+    command bash runs in the request (an admin's prompt gets none, as in Codex)."""
+    amendment = decision.amendment
+    if not amendment or decision.managed:
+        return None
+    n = len(amendment)
+    commands = [request.argv, *(run.words for run in runs_of(request.argv))]
+    return amendment if any(tuple(c[:n]) == amendment for c in commands) else None

@@ -37,6 +37,7 @@ from shellgate.broker.protocol import (
     ProtocolError,
     ask_timeout,
     check_version,
+    decision_from_json,
     request_from_json,
 )
 
@@ -45,7 +46,7 @@ log = logging.getLogger("shellgate.broker")
 MAX_LINE = 1 << 20  # one request; a longer line closes the connection unanswered
 
 OnDecide = Callable[[AgentRequest], Awaitable[AgentDecision]]
-OnAsk = Callable[[AgentRequest, float], Awaitable[AgentAnswer]]
+OnAsk = Callable[[AgentRequest, AgentDecision, float], Awaitable[AgentAnswer]]
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -219,7 +220,8 @@ class Endpoint:
             return (await self.on_decide(request_from_json(params))).to_json()
         if method == ASK:
             timeout = ask_timeout(params)
-            return (await self.on_ask(request_from_json(params), timeout)).to_json()
+            decision = decision_from_json(params.get("decision"))  # the asker's, carried
+            return (await self.on_ask(request_from_json(params), decision, timeout)).to_json()
         raise ProtocolError(f"unknown method {method}", METHOD_NOT_FOUND)
 
     async def _send(

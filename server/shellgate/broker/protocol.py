@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 
 from shellgate.approval import wire
+from shellgate.approval.matched import MatchedRule
 from shellgate.records import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: an ask carries the asker's decision
 
 HELLO = "shellgate/hello"
 DECIDE = "shellgate/decide"
@@ -111,6 +112,22 @@ class AgentDecision(Record):
     # Allowed only because a sandbox holds it: some command bash runs is neither allowed by a
     # rule nor read-only (Codex's known-safe list). Where no sandbox does, the hooks ask.
     confine: bool = True
+    # What the trace says that the hooks and the dialog act on, read once from the typed trace
+    # (broker.decide) and carried so: nobody reads `explain` back by its keys.
+    matched: tuple[MatchedRule, ...] = ()  # the rules (or heuristics) it rests on
+    notes: tuple[str, ...] = ()  # explain's warnings, for the person asked
+    sandbox: str | None = None  # the session's sandbox when the admin's requirements clamped it
+    deny_read: bool = False  # the admin's deny_read applies: it holds only inside a sandbox
+    warnings: tuple[str, ...] = ()  # Codex's words for each fallback the requirements forced
+    outside: bool = False  # Codex runs it outside its sandbox (allow rules cover all bash runs)
+    split: str | None = None  # why Codex's split and bash disagree on what runs
+    bash_runs: tuple[str, ...] = ()  # then what bash runs, each as a shell line
+
+    @property
+    def managed(self) -> bool:
+        """An admin's rule asks (requirements.toml): asked every time, as Codex asks it, with
+        no "this session" and no amendment."""
+        return any(m.managed_prompt for m in self.matched)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,6 +138,14 @@ class AgentDecision(Record):
             "amendment": None if self.amendment is None else list(self.amendment),
             "hidden": self.hidden,
             "confine": self.confine,
+            "matched": [m.to_json() for m in self.matched],
+            "notes": list(self.notes),
+            "sandbox": self.sandbox,
+            "denyRead": self.deny_read,
+            "warnings": list(self.warnings),
+            "outside": self.outside,
+            "split": self.split,
+            "bashRuns": list(self.bash_runs),
         }
 
 
@@ -213,7 +238,7 @@ def request_from_json(raw: object) -> AgentRequest:
     )
 
 
-def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: str) -> str:
+def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: Any) -> Any:
     if obj.get(name) is None:
         return default
     value: str = _str(obj, name, choices=choices)
@@ -249,6 +274,44 @@ def decision_from_json(raw: object) -> AgentDecision:
         amendment=None if amendment is None else tuple(amendment),
         hidden=hidden,
         confine=confine,
+        matched=tuple(_matched(m) for m in _list(obj, "matched", dict)),
+        notes=tuple(_list(obj, "notes", str)),
+        sandbox=_choice(obj, "sandbox", SANDBOXES, None),
+        deny_read=_bool(obj, "denyRead"),
+        warnings=tuple(_list(obj, "warnings", str)),
+        outside=_bool(obj, "outside"),
+        split=_str(obj, "split", optional=True),
+        bash_runs=tuple(_list(obj, "bashRuns", str)),
+    )
+
+
+def _list(obj: dict[str, Any], name: str, kind: type) -> list[Any]:
+    value = obj.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
+        raise ProtocolError(f"`{name}` must be a list of {kind.__name__}s")
+    return value
+
+
+def _bool(obj: dict[str, Any], name: str) -> bool:
+    value = obj.get(name, False)
+    if not isinstance(value, bool):
+        raise ProtocolError(f"`{name}` must be a boolean")
+    return value
+
+
+def _matched(raw: dict[str, Any]) -> MatchedRule:
+    prefix = raw.get("prefix")
+    if not isinstance(prefix, list) or not all(isinstance(w, str) for w in prefix):
+        raise ProtocolError("`matched[].prefix` must be a list of strings")
+    return MatchedRule(
+        decision=_str(raw, "decision", choices=DECISIONS),
+        prefix=tuple(prefix),
+        source=_str(raw, "source", optional=True),
+        justification=_str(raw, "justification", optional=True),
+        heuristic=_bool(raw, "heuristic"),
+        layer=_str(raw, "layer", optional=True),
     )
 
 

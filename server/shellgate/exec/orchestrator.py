@@ -30,11 +30,11 @@ from shellgate.approval.defaults import (
     wants_no_sandbox_approval,
 )
 from shellgate.approval.fallback import make_fallback
+from shellgate.approval.matched import MatchedRule
 from shellgate.approval.question import (
     Answer,
     ApprovalRequest,
     Approver,
-    MatchedRule,
     NetworkAction,
     ask_with_timeout,
     escalation_question,

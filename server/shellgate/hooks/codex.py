@@ -44,12 +44,12 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     )
     if name == "PreToolUse":
         decision = seam.decide(request)
-        split = (decision.explain or {}).get("split_difference")
         if decision.explain is None:
             reason = f"ShellGate: {decision.reason}"
-        elif split:  # Codex's split and bash disagree: say what bash runs, and why
-            runs = ", ".join(f"`{c}`" for c in split.get("bash_runs") or ()) or "other commands"
-            reason = f"ShellGate: bash runs {runs}, which Codex's rules do not see: {split['why']}"
+        elif decision.split:  # Codex's split and bash disagree: say what bash runs, and why
+            runs = ", ".join(f"`{c}`" for c in decision.bash_runs) or "other commands"
+            reason = (f"ShellGate: bash runs {runs}, which Codex's rules do not see: "
+                      f"{decision.split}")  # fmt: skip
         elif decision.hidden and decision.decision == "forbidden":
             reason = f"ShellGate: {decision.reason}"  # a command bash runs inside is forbidden
         elif decision.hidden:  # asked beyond Codex; this hook cannot ask, Codex would not
@@ -66,11 +66,17 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
                 "permissionDecisionReason": reason,
             }
         }
-    answer = seam.ask(request, timeout=options.ask_timeout)
+    decision = seam.decide(request)
+    if decision.decision == "forbidden":  # only ShellGate's: Codex asks about no such command
+        out: dict[str, Any] = {"behavior": "deny", "message": f"ShellGate: {decision.reason}"}
+        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
+    if decision.decision == "allow":  # Codex asks all the same (its sandbox, an escalation)
+        decision = decision._replace(decision="prompt", reason="Codex asks before running it")
+    answer = seam.ask(request, decision, timeout=options.ask_timeout)
     if answer is None:
         return None
     if answer.approved:
-        out: dict[str, Any] = {"behavior": "allow"}
+        out = {"behavior": "allow"}
     elif answer.answer == "timeout":
         late = f": {answer.message}" if answer.message else ""
         out = {"behavior": "deny", "message": f"ShellGate: not approved in time{late}"}

@@ -108,10 +108,9 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
             )
         decision = decision._replace(decision="prompt", reason=unconfined)
     why = decision.reason or "the command needs approval under Codex's rules"
-    warnings = ((decision.explain or {}).get("context") or {}).get("session", {}).get("warnings")
-    if warnings:
-        why += " (requirements: " + "; ".join(warnings) + ")"
-    answer = seam.ask(request, timeout=options.ask_timeout)
+    if decision.warnings:
+        why += " (requirements: " + "; ".join(decision.warnings) + ")"
+    answer = seam.ask(request, decision, timeout=options.ask_timeout)
     if answer is None:
         text = (
             f"ShellGate: {why}; no editor is reachable to approve it "
@@ -135,12 +134,7 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
 
 def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:
     """The sandbox the rewrite uses: the hook's, unless the admin's requirements clamped it."""
-    context = (decision.explain or {}).get("context") or {}
-    session = context.get("session") or {}
-    if session and context.get("sandbox") != session.get("requested_sandbox"):
-        clamped: str | None = context.get("sandbox")
-        return clamped
-    return options.sandbox
+    return decision.sandbox or options.sandbox
 
 
 def _unconfined(confine: bool, sandbox: str | None, agent_name: str) -> str | None:
@@ -171,24 +165,14 @@ def _allowed(
     """Allowed: rewritten into the sandbox unless Codex runs it outside (every command a rule
     allows) and nothing else bash runs needs confining (`timeout 60 touch y`, `timeout`
     allowed: Codex would run it unsandboxed)."""
-    context = (decision.explain or {}).get("context") or {}
-    session = context.get("session") or {}
-    if session.get("warnings"):
-        reason += " (requirements: " + "; ".join(session["warnings"]) + ")"
+    if decision.warnings:
+        reason += " (requirements: " + "; ".join(decision.warnings) + ")"
     sandbox = _sandbox_of(options, decision)
     # The admin's deny_read holds only inside the sandbox: with it, nothing runs outside one.
-    denied = bool(session.get("deny_read"))
+    denied = decision.deny_read
     if sandbox is None or not isinstance(request.command, str):
         return Resolution(Verdict.ALLOW, reason)
-    first = (decision.explain or {}).get("first_attempt") or {}
-    gate = (decision.explain or {}).get("gate") or {}  # bash runs a command no rule allows
-    if (
-        not confine
-        and first
-        and not first.get("sandboxed", True)
-        and not denied
-        and gate.get("bypass_sandbox") is not False
-    ):
+    if not confine and decision.outside and not denied:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
     from shellgate.hooks.confine import sandbox_runs

@@ -11,12 +11,13 @@ import json
 import os
 from collections.abc import Mapping
 
-from shellgate.records import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import Any
-
-from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest
+from shellgate.broker.protocol import (
+    AgentAnswer,
+    AgentDecision,
+    AgentRequest,
+    ProtocolError,
+    decision_from_json,
+)
 
 __all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide"]
 
@@ -32,23 +33,20 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
     kept = memo.load(path) if path else None
     if kept is not None:
         try:
-            return AgentDecision(**{**kept, "amendment": _tuple(kept["amendment"])})
-        except (TypeError, KeyError):
+            return decision_from_json(kept)
+        except ProtocolError:
             pass  # an entry of another shape: judge afresh
     from shellgate.broker.decide import decide as broker_decide
 
     decision = broker_decide(request, env=env)
     if path is not None and decision.explain is not None:
-        memo.store(path, decision._asdict())
+        memo.store(path, decision.to_json())
     return decision
 
 
-def _tuple(value: Any) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
-
-
-def ask(request: AgentRequest, *, timeout: float) -> AgentAnswer | None:
-    """The person's answer in the editor whose workspace holds request.cwd, or None."""
+def ask(request: AgentRequest, decision: AgentDecision, *, timeout: float) -> AgentAnswer | None:
+    """The person's answer in the editor whose workspace holds request.cwd, or None. The
+    decision travels with the question: the editor shows it, it does not decide again."""
     from shellgate.broker.client import ask as broker_ask
 
-    return broker_ask(request, timeout=timeout)
+    return broker_ask(request, decision, timeout=timeout)

@@ -91,11 +91,11 @@ class Broker:
 
         return await asyncio.to_thread(decide, request, codex_home=self.codex_home())
 
-    async def _ask(self, request: AgentRequest, timeout: float) -> Any:
+    async def _ask(self, request: AgentRequest, decision: AgentDecision, timeout: float) -> Any:
         desk = self.desk
         # Settings apply live: the dialog names the file the amendment would go to today.
         desk.approver.amendments_file = str(self.codex_home() / "rules" / "default.rules")  # type: ignore[attr-defined]
-        answer = await desk.ask(request, timeout)
+        answer = await desk.ask(request, decision, timeout)
         if answer.amendment_written:
             self.server.session.rules_changed()  # the rules on disk changed: re-read them
         return answer

@@ -9,9 +9,12 @@ with the reason: a headless agent is never allowed by default.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+from shellgate.broker.decide import decide
+from shellgate.broker.protocol import AgentDecision, AgentRequest
 from shellgate.mcp import editor
 
 NO_EDITOR = (
@@ -20,24 +23,37 @@ NO_EDITOR = (
 )
 
 
-def _command(tool_name: str, tool_input: dict[str, Any]) -> str | list[str]:
+def _command(tool_name: str, tool_input: dict[str, Any]) -> str | tuple[str, ...]:
     """What the editor shows: the shell command for a shell tool, else the tool and its input."""
     command = tool_input.get("command")
     if isinstance(command, str) and command.strip():
         return command
-    return [tool_name, json.dumps(tool_input, ensure_ascii=False, sort_keys=True)]
+    return (tool_name, json.dumps(tool_input, ensure_ascii=False, sort_keys=True))
+
+
+def _decision(tool_name: str, request: AgentRequest) -> AgentDecision:
+    """A shell command: the chain's decision on the rules from disk. Another tool: Claude
+    Code's own question, which no rule judges."""
+    if isinstance(request.command, str):
+        return decide(request)
+    return AgentDecision("prompt", "needs_approval", f"Claude Code asks to use {tool_name}",
+                         None, None, False)  # fmt: skip
 
 
 async def permission_answer(tool_name: str, tool_input: dict[str, Any], *, cwd: str,
                             session_id: str, timeout: float) -> dict[str, Any]:  # fmt: skip
     """Claude Code's permission answer for one prompt."""
+    description = tool_input.get("description")
+    request = AgentRequest(
+        agent="claude-code", session_id=session_id, cwd=cwd,
+        command=_command(tool_name, tool_input),
+        justification=description if isinstance(description, str) else None,
+        approval_policy="on-request", sandbox="workspace-write")  # fmt: skip
     try:
-        answer = await editor.cancellable(
-            editor.ask_raw, cwd=cwd, agent="claude-code", session_id=session_id,
-            command=_command(tool_name, tool_input),
-            justification=tool_input.get("description") if isinstance(
-                tool_input.get("description"), str) else None,
-            approval_policy="on-request", sandbox="workspace-write", timeout=timeout)  # fmt: skip
+        decision = await asyncio.to_thread(_decision, tool_name, request)
+        if decision.decision == "forbidden":  # nobody may wave a forbidden rule through
+            return {"behavior": "deny", "message": f"ShellGate: forbidden: {decision.reason}"}
+        answer = await editor.cancellable(editor.ask_raw, request, decision, timeout=timeout)
     except Exception as exc:
         return {"behavior": "deny", "message": f"ShellGate: the editor could not be asked: {exc}"}
     if answer is None:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from shellgate.approval.question import Answer, ApprovalRequest, RequestKind
 from shellgate.approval.review import ReviewDecision
 from shellgate.broker import client
-from shellgate.broker.protocol import AgentAnswer, AgentRequest
+from shellgate.broker.protocol import AgentAnswer, AgentDecision, AgentRequest
 
 T = TypeVar("T")
 
@@ -36,20 +36,25 @@ def available(cwd: str) -> bool:
 
 
 def ask_raw(
-    *, cwd: str, agent: str, session_id: str, command: str | Sequence[str],
-    justification: str | None, approval_policy: str, sandbox: str,
-    sandbox_permissions: str = "use_default", timeout: float,
+    request: AgentRequest, decision: AgentDecision, *, timeout: float,
     cancel: threading.Event | None = None,
 ) -> AgentAnswer | None:  # fmt: skip
     """The person's answer in the editor, or None when no editor is reachable."""
-    if client.find_server(cwd) is None:
+    if client.find_server(request.cwd) is None:
         return None
-    request = AgentRequest(
-        agent=agent, session_id=session_id, cwd=cwd,
-        command=command if isinstance(command, str) else tuple(command),
-        justification=justification, approval_policy=approval_policy, sandbox=sandbox,
-        sandbox_permissions=sandbox_permissions)  # fmt: skip
-    return client.ask(request, timeout=timeout, cancel=cancel)
+    return client.ask(request, decision, timeout=timeout, cancel=cancel)
+
+
+def decision_of(question: ApprovalRequest) -> AgentDecision:
+    """The orchestrator's decision, as its question holds it, for the editor to show."""
+    offers_amendment = any(
+        c.decision is ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT for c in question.choices
+    )
+    return AgentDecision(
+        decision="prompt", requirement="needs_approval", reason=question.reason,
+        explain=None if question.explain is None else dict(question.explain),
+        amendment=question.proposed_amendment if offers_amendment else None, hidden=False,
+        matched=question.matched_rules, notes=question.notes)  # fmt: skip
 
 
 def _script(argv: Sequence[str]) -> str | tuple[str, ...]:
@@ -65,11 +70,11 @@ def ask(
 ) -> tuple[Answer, str | None] | None:  # fmt: skip
     """One orchestrator question answered in the editor (with the person's words), or None."""
     escalation = request.kind is RequestKind.ESCALATION
-    answer = ask_raw(
-        cwd=cwd, agent=agent, session_id=session_id, command=_script(request.command),
+    asked = AgentRequest(
+        agent=agent, session_id=session_id, cwd=cwd, command=_script(request.command),
         justification=request.reason, approval_policy=approval_policy, sandbox=sandbox,
-        sandbox_permissions="require_escalated" if escalation else "use_default",
-        timeout=timeout, cancel=cancel)  # fmt: skip
+        sandbox_permissions="require_escalated" if escalation else "use_default")  # fmt: skip
+    answer = ask_raw(asked, decision_of(request), timeout=timeout, cancel=cancel)
     if answer is None:
         return None
     decision = ReviewDecision.from_wire(answer.answer) or ReviewDecision.DENIED
