@@ -107,6 +107,7 @@ async def test_an_outside_agents_question_climbs_the_ladder_too(
     client: LanguageClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from shellgate.broker import client as broker
+    from shellgate.broker.decide import decide
     from shellgate.broker.discovery import find_server
     from shellgate.broker.protocol import AgentRequest
 
@@ -120,7 +121,8 @@ async def test_an_outside_agents_question_climbs_the_ladder_too(
     assert info is not None
     request = AgentRequest("claude-code", "s", str(project), "git init -q",
                            approval_policy="untrusted")
-    answer = await asyncio.to_thread(broker.ask, request, timeout=60, server=info)
+    decision = decide(request, codex_home=home)  # as the hook does, before it asks
+    answer = await asyncio.to_thread(broker.ask, request, decision, timeout=60, server=info)
     assert answer is not None and answer.answer == "acceptWithExecpolicyAmendment"
     ladder = asked[0]["ladder"]
     assert [r["pattern"] for r in ladder] == [["git", "init", "-q"], ["git", "init"], ["git"]]
