@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from shellgate.approval.matched import MatchedRule
 from shellgate.approval.requirement import NeedsApproval
 from shellgate.approval.review import ReviewDecision
-from shellgate.rules.amend import prefix_rule_line
+from shellgate.rules.amend import AmendError, prefix_rule_line
 from shellgate.rules.policy import Evaluation, HeuristicsRuleMatch, PrefixRuleMatch
 from shellgate.rules.shlex_rs import join
 
@@ -280,13 +280,33 @@ def exec_question(
     ladder: Callable[[], Sequence[Rung]] | None = None,
 ) -> ApprovalRequest:  # fmt: skip
     """Before the first attempt: the rules asked."""
-    amendment = requirement.proposed_execpolicy_amendment
-    return ApprovalRequest(
-        next_request_id(), RequestKind.EXEC, command, cwd, requirement.reason,
-        exec_choices(exec_offered(requirement.one_shot), amendment, asker), matched, amendment,
-        prefix_rule_line(amendment) if amendment else None,
-        notes=tuple(n for n in notes if n not in (requirement.reason or "")),
+    return run_question(
+        command, cwd, requirement.reason, exec_offered(requirement.one_shot),
+        requirement.proposed_execpolicy_amendment, matched,
+        notes=tuple(n for n in notes if n not in (requirement.reason or "")), asker=asker,
         ladder=ladder)  # fmt: skip
+
+
+def run_question(
+    command: tuple[str, ...], cwd: str, reason: str | None, offered: Iterable[ReviewDecision],
+    amendment: tuple[str, ...] | None, matched: tuple[MatchedRule, ...], *,
+    notes: Sequence[str] = (), asker: str | None, agent: str | None = None,
+    explain: Mapping[str, Any] | None = None, ladder: Callable[[], Sequence[Rung]] | None = None,
+    qid: str | None = None,
+) -> ApprovalRequest:  # fmt: skip
+    """Every question before a command runs, the orchestrator's and an outside agent's (the
+    broker's desk): Codex's choices for what is `offered`; the amendment only when its rule
+    line is one Codex would load again."""
+    text = None
+    if amendment:
+        try:
+            text = prefix_rule_line(amendment)
+        except AmendError:
+            amendment = None
+    return ApprovalRequest(
+        qid or next_request_id(), RequestKind.EXEC, command, cwd, reason,
+        exec_choices(offered, amendment, asker), matched, amendment, text, notes=tuple(notes),
+        agent=agent, asker=asker, explain=explain, ladder=ladder)  # fmt: skip
 
 
 def escalation_question(

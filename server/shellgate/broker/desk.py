@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from shellgate.approval import amendments
 from shellgate.approval.beyond import runs_of
-from shellgate.approval.question import ApprovalRequest, Approver, RequestKind, exec_choices
+from shellgate.approval.question import ApprovalRequest, Approver, run_question
 from shellgate.approval.review import ReviewDecision
 from shellgate.broker.decide import _policy, context_of, layers_for
 from shellgate.broker.protocol import (
@@ -39,7 +39,6 @@ from shellgate.broker.protocol import (
     AgentRequest,
     display_name,
 )
-from shellgate.rules.amend import AmendError, prefix_rule_line
 from shellgate.rules.shlex_rs import join
 from shellgate.untrusted import escape_one_line
 
@@ -170,40 +169,21 @@ class Desk:
 
     def question(self, qid: str, request: AgentRequest, decision: AgentDecision) -> ApprovalRequest:
         """The dialog's question: Codex's choices, plus "No" and, with a session, "this
-        session"; the rules that matched; the explain warnings as notes."""
-
-        amendment, text = _offered(request, decision), None
-        if amendment:
-            try:
-                text = prefix_rule_line(amendment)
-            except AmendError:
-                amendment = None  # a line Codex could not load again is never offered
+        session"; the rules that matched; the trace's warnings as notes."""
+        amendment = _offered(request, decision)
         offered = [ReviewDecision.APPROVED, ReviewDecision.DENIED, ReviewDecision.ABORT]
         if amendment:
             offered.append(ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT)
         if request.session_id and not decision.managed:
             # an admin's prompt (requirements.toml) is asked every time, as Codex asks it
             offered.append(ReviewDecision.APPROVED_FOR_SESSION)
-        # Codex's reason (or ShellGate's) when there is one, else the agent's own justification.
-        reason = decision.reason or request.justification
-        name = display_name(request.agent)
-        choices = exec_choices(offered, amendment, name)
-        return ApprovalRequest(
-            id=qid,
-            kind=RequestKind.EXEC,
-            command=request.argv,
-            cwd=request.cwd,
-            reason=reason,
-            choices=choices,
-            matched_rules=decision.matched,
-            proposed_amendment=amendment,
-            amendment_text=text,
-            notes=decision.notes,
-            agent=request.agent,
-            asker=name,
-            explain=decision.explain,
-            ladder=self._ladder(request, amendment) if amendment else None,
-        )
+        return run_question(
+            request.argv, request.cwd,
+            # Codex's reason (or ShellGate's) when there is one, else the agent's justification.
+            decision.reason or request.justification, offered, amendment, decision.matched,
+            notes=decision.notes, asker=display_name(request.agent), agent=request.agent,
+            explain=decision.explain, qid=qid,
+            ladder=self._ladder(request, amendment) if amendment else None)  # fmt: skip
 
     def _ladder(
         self, request: AgentRequest, amendment: tuple[str, ...]
