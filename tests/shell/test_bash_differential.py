@@ -11,13 +11,11 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterator
 
 import bash_oracle as oracle
 import pytest
 
 from bash_sandbox import require_sandbox
-from shellgate.shell import bash_reading
 from shellgate.shell.bash_runs import Run, bash_runs
 from shellgate.shell.dangerous import dangerous_command_match
 from shellgate.shell.tsbash import cross_check, read_split
@@ -41,15 +39,6 @@ def runs() -> list[tuple[oracle.Script, set[tuple[str, ...]]]]:
     print(f"\nbash differential: seed {SEED} ({len(scripts)} scripts)")
     ran = oracle.bash_runs([s.text for s in scripts])
     return list(zip(scripts, ran, strict=True))
-
-
-@pytest.fixture
-def cross_checking() -> Iterator[None]:
-    was = bash_reading.enabled()
-    bash_reading.enable()
-    yield
-    if not was:
-        bash_reading.disable()
 
 
 def test_the_oracle_records_what_bash_runs() -> None:
