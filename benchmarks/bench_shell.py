@@ -112,7 +112,8 @@ def main() -> int:
 def _cross_check_cost() -> str:
     """Median and p90 of what the cross-check adds to a plain script's split, over the
     differential test's ordinary scripts (seed 2)."""
-    sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "shell"))
+    tests = Path(__file__).parents[1] / "tests"
+    sys.path[:0] = [str(tests / "shell"), str(tests)]  # bash_oracle, its helper
     import bash_oracle
 
     scripts = [s.text for s in bash_oracle.generate(1000, 2) if s.tier == "ordinary"]

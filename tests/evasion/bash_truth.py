@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from bash_sandbox import records, run_driver
 
 FORBIDDEN_PROGRAMS = ("rm", "curl", "git", "dd", "chmod")
 EXEC_RUNNERS = ("env", "nice", "nohup", "timeout", "setsid", "stdbuf", "xargs", "find", "flock")
@@ -128,21 +128,6 @@ def stub_text(name: str, rec: str = REC) -> str:
 STUBS = (*FORBIDDEN_PROGRAMS, *EXEC_RUNNERS, "sh", "dash", "bash", *sorted(_EMULATED))
 
 
-def bwrap() -> str | None:
-    """ShellGate's own choice of bubblewrap, else the one Codex ships (under $SHELLGATE_TOOLS)."""
-    from shellgate.exec.sandbox import find_bwrap
-
-    found = find_bwrap()
-    if found:
-        return found
-    tools = Path(os.environ.get("SHELLGATE_TOOLS", "/work/tools"))
-    for bundled in sorted(tools.glob("codex-*/node_modules/@openai/codex-linux-x64/vendor/*/"
-                                     "codex-resources/bwrap")):  # fmt: skip
-        if os.access(bundled, os.X_OK):
-            return str(bundled)
-    return shutil.which("bwrap")
-
-
 def write_stubs(folder: Path, rec: str = REC, names: Sequence[str] = STUBS) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
@@ -153,41 +138,26 @@ def write_stubs(folder: Path, rec: str = REC, names: Sequence[str] = STUBS) -> N
 
 def bash_runs(scripts: Sequence[str], *, timeout: float = 900) -> list[list[tuple[str, ...]]]:
     """The argvs each script made the stubs record (every process, in no set order)."""
-    bw = bwrap()
-    if bw is None:
-        raise RuntimeError("bubblewrap (bwrap) is not installed")
     with tempfile.TemporaryDirectory(prefix="shellgate-evasion-") as tmp:
         d = Path(tmp)
-        for sub in ("in", "out"):
-            (d / sub).mkdir()
-        (d / "in" / "scripts").write_bytes(
-            b"".join(s.encode("utf-8", "surrogateescape") + b"\0" for s in scripts)
-        )
         write_stubs(d / "stubs")
-        (d / "driver.sh").write_text(DRIVER)
-        argv = [bw, "--unshare-all", "--die-with-parent", "--new-session", "--tmpfs", "/",
-                "--dev", "/dev", "--proc", "/proc", "--dir", "/tmp", "--dir", "/w",
-                "--ro-bind", "/usr", "/usr"]  # fmt: skip
+        mounts = ["--dir", "/tmp", "--dir", "/w", "--ro-bind", "/usr", "/usr"]
         for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
             p = Path(top)
             if p.is_symlink():
-                argv += ["--symlink", os.readlink(p), top]
+                mounts += ["--symlink", os.readlink(p), top]
             elif p.exists():
-                argv += ["--ro-bind", top, top]
+                mounts += ["--ro-bind", top, top]
         if Path("/etc").exists():  # dash, git and friends read a few files there
-            argv += ["--ro-bind", "/etc", "/etc"]
+            mounts += ["--ro-bind", "/etc", "/etc"]
         for name in FORBIDDEN_PROGRAMS:
             if Path("/usr/bin", name).exists():
-                argv += ["--ro-bind", str(d / "stubs" / name), f"/usr/bin/{name}"]
-        argv += ["--ro-bind", str(d / "in"), "/in", "--bind", str(d / "out"), "/out",
-                 "--ro-bind", str(d / "stubs"), "/stubs",
-                 "--ro-bind", str(d / "driver.sh"), "/driver.sh",
-                 "/usr/bin/bash", "/driver.sh"]  # fmt: skip
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-        subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, timeout=timeout, check=True)
+                mounts += ["--ro-bind", str(d / "stubs" / name), f"/usr/bin/{name}"]
+        mounts += ["--ro-bind", str(d / "stubs"), "/stubs"]
+        out_dir = run_driver(d, scripts, DRIVER, mounts, "/usr/bin/bash", timeout)
         out: list[list[tuple[str, ...]]] = []
         for i in range(len(scripts)):
-            folder = d / "out" / str(i)
+            folder = out_dir / str(i)
             if not folder.is_dir():
                 raise RuntimeError(f"bash left no record folder for script {i} ({scripts[i]!r})")
             ran: list[tuple[str, ...]] = []
@@ -195,34 +165,6 @@ def bash_runs(scripts: Sequence[str], *, timeout: float = 900) -> list[list[tupl
                 ran.extend(records(part.read_bytes()))
             out.append(ran)
         return out
-
-
-def records(raw: bytes) -> list[tuple[str, ...]]:
-    fields = raw.split(b"\0")
-    out: list[tuple[str, ...]] = []
-    i = 0
-    while i < len(fields) - 1:
-        n = int(fields[i])
-        out.append(tuple(f.decode("utf-8", "surrogateescape") for f in fields[i + 1 : i + 1 + n]))
-        i += 1 + n
-    return out
-
-
-def require_sandbox() -> None:
-    """Skip locally, fail in CI, when bubblewrap is missing or cannot make its sandbox here."""
-    strict = os.environ.get("CI") or os.environ.get("SHELLGATE_E2E")
-    why = None
-    if bwrap() is None:
-        why = "bubblewrap (bwrap) is not installed (.ci/run installs it)"
-    else:
-        try:
-            bash_runs(["true"], timeout=60)
-        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-            why = f"bubblewrap cannot run bash here: {exc}"
-    if why is not None:
-        import pytest
-
-        (pytest.fail if strict else pytest.skip)(why)
 
 
 # git's own options before its subcommand (git.c handle_options): those that take a value

@@ -36,6 +36,8 @@ import pytest
 import spellings
 from judges import Home
 
+import bash_sandbox
+
 pytestmark = pytest.mark.timeout(600)
 
 N = int(os.environ.get("SHELLGATE_CORPUS_N", "400"))
@@ -63,7 +65,7 @@ class Case:
 
 @pytest.fixture(scope="module")
 def corpus() -> list[Case]:
-    bash_truth.require_sandbox()
+    bash_sandbox.require_sandbox(bash_truth.bash_runs)
     drawn = spellings.generate(N, SEED)
     print(f"\nevasion corpus: seed {SEED} (SHELLGATE_CORPUS_SEED={SEED} to reproduce)")
     ran = bash_truth.bash_runs([s.text for s in drawn])
@@ -181,7 +183,7 @@ def test_the_mcp_shell_tool_runs_none(sample: list[Case], home: Home) -> None:
     texts = [c.spelling.text for c in sample]
     statuses = asyncio.run(judges.mcp_statuses(home, texts, stubs))
     ran = [f"  {_show(c)}: {s}" for c, s in zip(sample, statuses, strict=True) if s == "ran"]
-    recorded = [a for part in records.iterdir() for a in bash_truth.records(part.read_bytes())
+    recorded = [a for part in records.iterdir() for a in bash_sandbox.records(part.read_bytes())
                 if bash_truth.forbidden_program(a)]  # fmt: skip
     if ran or recorded:
         pytest.fail(f"seed {SEED}: the MCP shell tool ran:\n" + "\n".join(ran)

@@ -20,6 +20,8 @@ import pytest
 import spellings
 from judges import Home
 
+import bash_sandbox
+
 pytestmark = pytest.mark.timeout(300)
 
 URL = "http://127.0.0.1:9/i"
@@ -84,7 +86,7 @@ def home(make_home: Callable[[str | None], Home]) -> Home:
 
 
 def test_bash_runs_each_named_spelling_as_its_program() -> None:
-    bash_truth.require_sandbox()
+    bash_sandbox.require_sandbox(bash_truth.bash_runs)
     ran = bash_truth.bash_runs([text for _, text in NAMED + FOUND])
     missed = [
         (text, argvs)

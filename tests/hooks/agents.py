@@ -201,6 +201,78 @@ def codex_doctor(home: Home, codex: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def victim_script(home: Home) -> tuple[Path, list[dict[str, Any]]]:
+    """RULES, a `victim` file they keep, and five commands: forbidden, allowed, a write to the
+    path returned (outside the workspace), one that needs approval, a forbidden one behind a
+    wrapper. `told_about_victim` checks what they did."""
+    home.rules(RULES)
+    (home.ws / "victim").write_text("keep")
+    outside = home.home / "outside"
+    return outside, [
+        bash("rm -f victim"),
+        bash("echo hi > made && cat made"),
+        bash(f"touch {outside}"),
+        bash("touch asked"),
+        bash("timeout 5 rm -f victim"),
+    ]
+
+
+def told_about_victim(home: Home, outside: Path, told: list[str]) -> None:
+    # forbidden: not run, the model reads Codex's words and the rule's justification
+    assert (home.ws / "victim").read_text() == "keep"
+    assert "rejected: keep the victim file" in told[0] and "ShellGate" in told[0]
+    # allowed: ran (in the sandbox, inside the workspace)
+    assert (home.ws / "made").read_text() == "hi\n" and "hi" in told[1]
+    # the sandbox kept the write outside the workspace off the disk, and said so
+    assert not outside.exists()
+    assert "Read-only file system" in told[2], told[2]
+    # needs approval, no editor: the agent's own prompt, which `-p` cannot show: not run
+    assert not (home.ws / "asked").exists()
+    assert "asked needs a look" in told[3] and "no editor is reachable" in told[3], told[3]
+    # a wrapper does not hide `rm` from the rules: judged on its own, still forbidden
+    assert "bash runs `rm -f victim` (through `timeout`)" in told[4]
+    assert "keep the victim file" in told[4]
+
+
+def kept_folder(home: Home) -> Path:
+    """A folder outside the workspace with a file in it, for `find KEPT -delete`."""
+    kept = home.home / "kept"
+    kept.mkdir()
+    (kept / "file").write_text("keep")
+    return kept
+
+
+def spellings_leave_build(
+    home: Home, agent: str, turn: Callable[..., dict[str, Any]], cli: Path
+) -> list[str]:
+    """Issue 18: bash runs `rm` for `\\rm` and inside `sh -c`; a rule forbidding rm holds and
+    `build` stays. What the model was told."""
+    home.rules(RULES)
+    (home.ws / "build").mkdir()
+    (home.ws / "build" / "out.o").write_text("obj")
+    home.install(agent)
+    script = [bash("\\rm -rf build"), bash("sh -c 'rm -rf build'"), {"text": "fin"}]
+    result = turn(home, cli, script)
+    told = tool_results(result["requests"][-1])
+    assert len(told) == 2, told
+    assert (home.ws / "build" / "out.o").read_text() == "obj"
+    return told
+
+
+def broken_rules_block(
+    home: Home, agent: str, turn: Callable[..., dict[str, Any]], cli: Path
+) -> None:
+    """Rules that do not load (no closing paren): `touch made`, which they would allow, does
+    not run, and the model is told where the rules break."""
+    home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')
+    home.install(agent)
+    result = turn(home, cli, [bash("touch made"), {"text": "fin"}])
+    told = tool_results(result["requests"][-1])
+    assert not (home.ws / "made").exists()
+    assert len(told) == 1 and "the rules do not load" in told[0], told
+    assert "default.rules:2:" in told[0]  # file, line and column
+
+
 def failing_hook_blocks(home: Home, turn: Callable[..., dict[str, Any]], cli: Path) -> str:
     """`touch made` under a hook that cannot work (a fallback setting it does not know): it
     blocks, never passes. What the model was told."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
+import agents
 from agents import RULES, Home, bash, copilot_turn
 
 import realtools
@@ -15,16 +16,9 @@ from realclients import tool_results
 
 def test_forbidden_blocked_allowed_sandboxed_and_no_editor(home: Home) -> None:
     copilot = realtools.copilot()
-    home.rules(RULES)
-    (home.ws / "victim").write_text("keep")
-    outside = home.home / "outside"
+    outside, script = agents.victim_script(home)
     home.install("copilot", "--sandbox", "workspace-write")
-    script = [
-        bash("rm -f victim"),
-        bash("echo hi > made && cat made"),
-        bash(f"touch {outside}"),
-        bash("touch asked"),
-        bash("timeout 5 rm -f victim"),
+    script += [
         {"tool_calls": [{"name": "view", "arguments": {"path": str(home.ws / "made")}}]},
         {"text": "fin"},
     ]
@@ -33,21 +27,8 @@ def test_forbidden_blocked_allowed_sandboxed_and_no_editor(home: Home) -> None:
     told = tool_results(result["requests"][-1])
     assert len(told) == 6, told
     assert "hi" in told[5]  # a tool ShellGate does not gate: `{}`, Copilot's own rules
-    # forbidden: not run, the model reads Codex's words and the rule's justification
-    assert (home.ws / "victim").read_text() == "keep"
-    assert "rejected: keep the victim file" in told[0] and "ShellGate" in told[0]
-    # allowed: ran (in the sandbox, inside the workspace)
     assert (home.ws / "made").exists(), told[1]
-    assert (home.ws / "made").read_text() == "hi\n" and "hi" in told[1]
-    # the sandbox kept the write outside the workspace off the disk, and said so
-    assert not outside.exists()
-    assert "Read-only file system" in told[2], told[2]
-    # needs approval, no editor: Copilot's own prompt, which `-p` cannot show: not run
-    assert not (home.ws / "asked").exists()
-    assert "asked needs a look" in told[3] and "no editor is reachable" in told[3], told[3]
-    # a wrapper does not hide `rm` from the rules
-    assert "bash runs `rm -f victim` (through `timeout`)" in told[4]
-    assert "keep the victim file" in told[4]
+    agents.told_about_victim(home, outside, told)
 
 
 def test_a_failing_hook_blocks(home: Home) -> None:
@@ -63,14 +44,7 @@ def test_a_failing_hook_blocks(home: Home) -> None:
 
 
 def test_rules_that_do_not_load_block(home: Home) -> None:
-    copilot = realtools.copilot()
-    home.rules('prefix_rule(pattern=["touch"], decision="allow"\n')  # broken: no closing paren
-    home.install("copilot")
-    result = copilot_turn(home, copilot, [bash("touch made"), {"text": "fin"}])
-    told = tool_results(result["requests"][-1])
-    assert not (home.ws / "made").exists()
-    assert len(told) == 1 and "the rules do not load" in told[0], told
-    assert "default.rules:2:" in told[0]
+    agents.broken_rules_block(home, "copilot", copilot_turn, realtools.copilot())
 
 
 def test_an_evasion_spelling_is_not_run(home: Home) -> None:

@@ -4,6 +4,7 @@ holds every case: Gemini costs seconds per turn."""
 
 from __future__ import annotations
 
+import agents
 from agents import RULES, Home, bash, failing_hook_blocks, gemini_prepare, gemini_turn
 
 import realtools
@@ -15,9 +16,7 @@ def test_forbidden_allowed_sandboxed_no_editor(home: Home) -> None:
     home.rules(RULES)
     (home.ws / "victim").write_text("keep")
     outside = home.home / "outside"
-    kept = home.home / "kept"
-    kept.mkdir()
-    (kept / "file").write_text("keep")
+    kept = agents.kept_folder(home)
     gemini_prepare(home)
     summary = home.install("gemini")  # the default: the workspace-write sandbox rewrite
     assert "policy" in summary and "backup" in summary  # merged into the settings we wrote
@@ -53,17 +52,7 @@ def test_a_failing_hook_blocks(home: Home) -> None:
 
 
 def test_spellings_of_a_forbidden_command_leave_build_in_place(home: Home) -> None:
-    """Issue 18: bash runs `rm` for `\\rm` and inside `sh -c`; a rule forbidding rm holds."""
-    gemini = realtools.gemini()
-    home.rules(RULES)
-    (home.ws / "build").mkdir()
-    (home.ws / "build" / "out.o").write_text("obj")
     gemini_prepare(home)
-    home.install("gemini")
-    script = [bash("\\rm -rf build"), bash("sh -c 'rm -rf build'"), {"text": "fin"}]
-    result = gemini_turn(home, gemini, script)
-    told = tool_results(result["requests"][-1])
-    assert len(told) == 2, told
-    assert (home.ws / "build" / "out.o").read_text() == "obj"
+    told = agents.spellings_leave_build(home, "gemini", gemini_turn, realtools.gemini())
     assert all("Tool execution blocked: ShellGate" in t and "keep the victim file" in t
                for t in told), told  # fmt: skip

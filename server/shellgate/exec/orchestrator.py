@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -53,7 +52,8 @@ from shellgate.approval.requirement import (
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.denial import Outcome
 from shellgate.exec.deny_read import managed_deny_read
-from shellgate.exec.network import HostRules, NetworkProxy
+from shellgate.exec.egress import Egress
+from shellgate.exec.network import HostRules
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
 from shellgate.exec.runner import AttemptResult, run_attempt
 from shellgate.exec.sandbox import (
@@ -142,11 +142,6 @@ def default_codex_home() -> str:
     return codex_home_folder()
 
 
-def _default_network() -> NetworkAccess:
-    # Per-host approvals need the in-sandbox bridge (socat); without it the network is simply off.
-    return NetworkAccess.PROXY if shutil.which("socat") else NetworkAccess.OFF
-
-
 @dataclass
 class _Call:
     """One command on its way through the flow."""
@@ -183,21 +178,15 @@ class Orchestrator:
     # Who reads the person's words after "No, and tell … what to do differently" ("the agent");
     # None: nobody (`shellgate run`), and that choice just stops.
     asker: str | None = None
-    _proxy: NetworkProxy | None = field(default=None, init=False, repr=False)
+    _egress: Egress = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.network is None:
-            self.network = _default_network()
+        self._egress = Egress.of(self.policy, self.network, self.host_rules, self.proxy_log)
         if self.deny_read:  # Codex's clamp: full access runs read-only, allow rules sandboxed
             mode = self.context.sandbox
             if mode is SandboxMode.DANGER_FULL_ACCESS:
                 mode = SandboxMode.READ_ONLY
             self.context = replace(self.context, sandbox=mode, fs_policy_has_denied_reads=True)
-        for rule in self.policy.network_rules:
-            if rule.decision is Decision.ALLOW:
-                self.host_rules.allow.add(rule.host)
-            elif rule.decision is Decision.FORBIDDEN:
-                self.host_rules.deny.add(rule.host)
 
     # -- helpers -------------------------------------------------------------------------
     @property
@@ -212,11 +201,6 @@ class Orchestrator:
         if self.probe is None:
             self.probe = probe_sandbox()
         return self.probe
-
-    def _proxy_for(self) -> NetworkProxy:
-        if self._proxy is None:
-            self._proxy = NetworkProxy(self.host_rules, runtime_dir(), self.proxy_log)
-        return self._proxy
 
     # -- the flow: approval -> first attempt in the sandbox -> escalation and retry ----------
     async def run(self, req: ExecRequest) -> ExecResult:
@@ -409,9 +393,7 @@ class Orchestrator:
                 command, cwd=cwd, env=req.env, spec=None, timeout=timeout, stdin=req.stdin
             )
         fs = FsAccess(self.context.sandbox.value)
-        network = self.network or NetworkAccess.OFF
-        if grant.hosts and network is NetworkAccess.OFF:
-            network = NetworkAccess.PROXY
+        network, proxy = self._egress.for_attempt(grant.hosts)
         try:
             spec: SandboxSpec = build_spec(
                 fs,
@@ -423,7 +405,6 @@ class Orchestrator:
             )
         except SandboxSetupError as e:
             return ExecResult(Status.SANDBOX_ERROR, reason=str(e))
-        proxy = self._proxy_for() if network is NetworkAccess.PROXY else None
         return await run_attempt(
             command,
             cwd=cwd,

@@ -257,6 +257,14 @@ def sandbox_report(cwd: str) -> list[str]:
     return lines
 
 
+def _settings(agent: str, managed: Path, cwd: str, env: Mapping[str, str]) -> Path:
+    """The settings file holding our hook (the admin's, the user's, the project's), else the
+    user's (where `hook install` writes)."""
+    files = [managed, *install.settings_files(agent, Path(cwd), env)]
+    found = install.find_hook(agent, files)
+    return found[0] if found else files[1]
+
+
 def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     p = argparse.ArgumentParser(prog=PROG, description="Check that ShellGate's hooks are live.")
     p.add_argument(
@@ -279,22 +287,14 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
             home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
             problems = check_codex(home, opts.codex or shutil.which("codex"), cwd, env)
         elif agent == "claude-code":
-            settings = [install_managed.CLAUDE_MANAGED, install.claude_settings(None, env),
-                        install.claude_settings(Path(cwd), env)]  # fmt: skip
-            found = next(
-                (s for s in settings if s.exists() and install.our_commands(s, agent)), settings[1]
-            )
-            problems = check_json_agent(agent, found, ("PreToolUse", "PermissionRequest"), cwd)
+            settings = _settings(agent, install_managed.CLAUDE_MANAGED, cwd, env)
+            problems = check_json_agent(agent, settings, ("PreToolUse", "PermissionRequest"), cwd)
         elif agent == "copilot":
             problems = check_copilot(env, cwd)
         else:
             home = install.gemini_home(env)
-            settings = [install_managed.gemini_settings(env), home / "settings.json",
-                        Path(cwd) / ".gemini" / "settings.json"]  # fmt: skip
-            found = next(
-                (s for s in settings if s.exists() and install.our_commands(s, agent)), settings[1]
-            )
-            problems = check_json_agent(agent, found, ("BeforeTool",), cwd)
+            settings = _settings(agent, install_managed.gemini_settings(env), cwd, env)
+            problems = check_json_agent(agent, settings, ("BeforeTool",), cwd)
             policies = [home / "policies", install_managed.GEMINI_SYSTEM / "policies"]
             if not any((d / "shellgate.toml").exists() for d in policies):
                 problems.append(

@@ -16,7 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +225,24 @@ def install_copilot(
         return []
     path.unlink()
     return [Change(path, "removed")]
+
+
+def settings_files(agent: str, cwd: Path, env: Mapping[str, str]) -> list[Path]:
+    """Where Claude Code or Gemini CLI reads hooks: the user's settings, then the project's."""
+    if agent == "claude-code":
+        return [claude_settings(None, env), claude_settings(cwd, env)]
+    return [gemini_home(env) / "settings.json", cwd / ".gemini" / "settings.json"]
+
+
+def find_hook(
+    agent: str, files: Sequence[Path], events: Sequence[str] = ()
+) -> tuple[Path, dict[str, str]] | None:
+    """The first of `files` holding our hook (for every one of `events`), and its commands."""
+    for path in files:
+        commands = our_commands(path, agent) if path.exists() else {}
+        if commands and all(e in commands for e in events):
+            return path, commands
+    return None
 
 
 def our_commands(path: Path, agent: str) -> dict[str, str]:

@@ -33,13 +33,8 @@ AGENTS = (
 
 def _json_agent(agent: str, files: list[Path], events: tuple[str, ...]) -> tuple[Path, str] | None:
     """The first file holding our hook for every one of `events`, and its command."""
-    for path in files:
-        if not path.exists():
-            continue
-        commands = install.our_commands(path, agent)
-        if commands and all(e in commands for e in events):
-            return path, commands[events[0]]
-    return None
+    found = install.find_hook(agent, files, events)
+    return (found[0], found[1][events[0]]) if found else None
 
 
 def _copilot(files: list[Path]) -> tuple[Path, str] | None:
@@ -83,18 +78,14 @@ def agent_status(agent_id: str, env: Mapping[str, str], cwd: Path) -> dict[str, 
                 ("PreToolUse", "PermissionRequest"),
             )  # fmt: skip
         elif target == "claude-code":
-            writes = [install.claude_settings(None, env)]
-            found = _json_agent(
-                "claude-code", [writes[0], install.claude_settings(cwd, env)],
-                ("PreToolUse", "PermissionRequest"),
-            )  # fmt: skip
+            files = install.settings_files("claude-code", cwd, env)
+            writes = files[:1]
+            found = _json_agent("claude-code", files, ("PreToolUse", "PermissionRequest"))
         elif target == "gemini":
             home = install.gemini_home(env)
             writes = [home / "settings.json", home / "policies" / "shellgate.toml"]
-            found = _json_agent(
-                "gemini", [home / "settings.json", cwd / ".gemini" / "settings.json"],
-                ("BeforeTool",),
-            )  # fmt: skip
+            files = install.settings_files("gemini", cwd, env)
+            found = _json_agent("gemini", files, ("BeforeTool",))
             if found is not None and not writes[1].exists():
                 problem = f"{writes[1]} is missing: Gemini never offers it the shell tool"
         else:
