@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.cli import common
 from shellgate.shell import bash_reading
 from shellgate.untrusted import escape_untrusted
@@ -36,8 +37,6 @@ USAGE = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    from shellgate.agent.config import AgentConfig
-
     d = AgentConfig()
     p = argparse.ArgumentParser(
         prog=PROG, usage=USAGE,
@@ -212,7 +211,6 @@ def main(argv: list[str]) -> int:
 
 async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, policy: Any,
                codex_home: Path, standin_script: list[dict[str, Any]] | None) -> int:
-    from shellgate.agent.config import AgentConfig, WireApi
     from shellgate.agent.events import Transcript, default_transcript_path, fanout
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from shellgate.cli import common
+from shellgate.shell import bash_reading
 
 PROG = "shellgate explain"
 USAGE = (
@@ -100,8 +101,6 @@ def main(argv: list[str]) -> int:
     if (bad := common.rules_folders(PROG, args.codex_home, args.project)) is not None:
         return bad
     if args.bash_cross_check:
-        from shellgate.shell import bash_reading
-
         bash_reading.enable()
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):

@@ -8,6 +8,7 @@ stderr, which every agent treats as "blocked".
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -164,8 +165,6 @@ def _options(agent: str, args: list[str]) -> Options:
 
 
 def _run(agent: str, args: list[str]) -> int:
-    import importlib
-
     from shellgate.hooks.outcome import HookInputError
 
     options = _options(agent, args)

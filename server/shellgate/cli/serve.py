@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from shellgate.shell import bash_reading
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
@@ -21,7 +23,6 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
     from shellgate.lsp.server import build_server
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # long-lived: bash's own grammar checks every split it explains
 

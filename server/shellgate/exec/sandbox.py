@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from shellgate.exec import deny_read as deny
 from shellgate.exec.seccomp import SocketFilter
 
 PROTECTED_NAMES = (".git", ".codex", ".agents")
@@ -156,7 +157,6 @@ def build_spec(
         real_rt = os.path.realpath(runtime_dir)
         if any(_under(real_rt, r) for r in roots):
             ro_extra = (real_rt,)
-    from shellgate.exec import deny_read as deny
 
     denied = deny.resolve(deny_read)
     unreadable = None

@@ -21,6 +21,8 @@ from shellgate.records import TYPE_CHECKING, Record
 if TYPE_CHECKING:
     from typing import Any
 
+import os
+
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
@@ -212,7 +214,6 @@ def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> st
     started from bundled libraries (`env PYTHONPATH=LIBS python -s -P`, as `hook install`
     writes it for the VS Code extension's copy) names the same folder, or the sandbox would not
     start."""
-    import os
     import shlex
 
     package = os.path.abspath(sys.modules["shellgate"].__file__ or "")
