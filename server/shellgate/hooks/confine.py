@@ -59,6 +59,7 @@ def sandbox_runs(env: Mapping[str, str] = os.environ) -> tuple[bool, str]:
                     return ok, reason
         except (OSError, EOFError, ValueError, TypeError):
             pass
+    # deferred: exec.probe (~20 ms) only when no probe result is kept
     from shellgate.exec.probe import probe_sandbox
 
     probe = probe_sandbox()

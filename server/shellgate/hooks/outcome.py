@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 import os
+import shlex
 
 from shellgate.hooks import seam
 
@@ -155,6 +156,7 @@ def _unconfined(confine: bool, sandbox: str | None, agent_name: str) -> str | No
             f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
             f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
         )
+    # deferred: hooks.confine (1-2 ms) only when the sandbox decides
     from shellgate.hooks.confine import sandbox_runs
 
     runs, why = sandbox_runs()
@@ -193,6 +195,7 @@ def _allowed(
     ):
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
+    # deferred: hooks.confine (1-2 ms) only when the sandbox decides
     from shellgate.hooks.confine import sandbox_runs
 
     runs, why = sandbox_runs()
@@ -214,8 +217,6 @@ def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> st
     started from bundled libraries (`env PYTHONPATH=LIBS python -s -P`, as `hook install`
     writes it for the VS Code extension's copy) names the same folder, or the sandbox would not
     start."""
-    import shlex
-
     package = os.path.abspath(sys.modules["shellgate"].__file__ or "")
     here = os.path.dirname(os.path.dirname(package))
     if here in os.environ.get("PYTHONPATH", "").split(os.pathsep):

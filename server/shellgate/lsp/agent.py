@@ -30,6 +30,7 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
+from shellgate.agent.orchestrated import OrchestratedRunner
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
@@ -165,6 +166,7 @@ def register(server: ShellGateServer) -> None:
     threads: dict[str, _Thread] = {}
 
     def new_thread(ls: ShellGateServer, params: StartParams) -> _Thread:
+        # deferred: the model clients (~40-60 ms after the server) until the agent starts
         from shellgate.agent.factory import make_model_client
 
         try:
@@ -195,8 +197,6 @@ def register(server: ShellGateServer) -> None:
         )
 
     def runner_for(ls: ShellGateServer, thread: _Thread, policy: Policy) -> OrchestratedRunner:
-        from shellgate.agent.orchestrated import OrchestratedRunner
-
         def on_orchestrator_event(event: Any) -> None:
             if event.get("event") in ("amendment", "network_amendment"):
                 ls.session.rules_changed()  # the rules on disk changed: re-read them

@@ -138,6 +138,7 @@ class EditorApprover:
                                      timeout=self.timeout)  # fmt: skip
             rungs = await _ladder(request)
             if len(rungs) > 1:
+                # deferred: replay.ladder (~12 ms) until the first approval
                 from shellgate.replay.ladder import to_json
 
                 params["ladder"] = [to_json(r) for r in rungs]

@@ -24,6 +24,8 @@ from lsprotocol import types as T
 from pygls.uris import to_fs_path
 
 from shellgate import __version__
+from shellgate.broker.decide import decide
+from shellgate.broker.desk import Desk
 from shellgate.broker.endpoint import Endpoint
 from shellgate.codexconfig.layers import default_codex_home
 from shellgate.lsp.approvals import EditorApprover
@@ -53,8 +55,6 @@ class Broker:
     @property
     def desk(self) -> Desk:
         if self._desk is None:
-            from shellgate.broker.desk import Desk
-
             approver = EditorApprover(
                 self.server, amendments_file=str(self.codex_home() / "rules" / "default.rules")
             )
@@ -85,8 +85,6 @@ class Broker:
             self.endpoint = None
 
     async def _decide(self, request: AgentRequest) -> AgentDecision:
-        from shellgate.broker.decide import decide
-
         return await asyncio.to_thread(decide, request, codex_home=self.codex_home())
 
     async def _ask(self, request: AgentRequest, timeout: float) -> Any:

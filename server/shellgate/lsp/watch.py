@@ -96,6 +96,7 @@ def _is_rules(_change: object, path: str) -> bool:
 
 
 async def _run(ls: ShellGateServer, dirs: list[Path]) -> None:
+    # deferred: watchfiles (~13 ms) only when the client does not watch files
     from watchfiles import awatch
 
     log.info("watching %s", ", ".join(map(str, dirs)))

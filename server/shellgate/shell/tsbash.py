@@ -59,6 +59,8 @@ def _bash_grammar() -> object:
     where = package.submodule_search_locations if package is not None else None
     spec = PathFinder.find_spec("tree_sitter_bash._binding", where) if where else None
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
+        # fallback: the package's own import (importlib.resources and more) only where
+        # the compiled module is not found
         import tree_sitter_bash
 
         return tree_sitter_bash.language()
