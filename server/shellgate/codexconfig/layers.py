@@ -105,6 +105,7 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
             rules.extend(_requirements_rules(layer))
             continue
         for path in layer.files:
+            # deferred: the Starlark loader (~20-50 ms) only when the layer cache misses;
             # parse_text rather than load_policy: it keeps every rule's span for explanations.
             from shellgate.rules.loader import parse_text, read_rules_file
 
