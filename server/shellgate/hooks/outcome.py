@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 import os
-import shlex
 
 from shellgate.hooks import seam
 
@@ -217,6 +216,8 @@ def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> st
     started from bundled libraries (`env PYTHONPATH=LIBS python -s -P`, as `hook install`
     writes it for the VS Code extension's copy) names the same folder, or the sandbox would not
     start."""
+    import shlex  # deferred: 0.3 ms the remembered-decision path does without
+
     package = os.path.abspath(sys.modules["shellgate"].__file__ or "")
     here = os.path.dirname(os.path.dirname(package))
     if here in os.environ.get("PYTHONPATH", "").split(os.pathsep):
