@@ -12,6 +12,8 @@ import-order circle), as is a package's `__init__` importing its own modules.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,3 +141,51 @@ def test_the_graph_is_read() -> None:
     assert "shellgate.rules.amend" in graph["shellgate.approval.amendments"]
     assert package("shellgate.exec.orchestrator") == "exec"
     assert package("shellgate.records") == "shellgate"
+
+
+# pending: edited on another branch
+UNREVIEWED = {"exec/orchestrator.py", "broker/desk.py", "broker/decide.py", "hooks/seam.py"}
+
+
+def _unexplained(text: str) -> Iterator[int]:
+    """Lines of the imports inside a function with no `#` comment on their line or the line
+    before (the reason: docs/performance.md lists them). Adjacent imports share the comment
+    above the first of them."""
+    comments = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                if tok.type == tokenize.COMMENT}  # fmt: skip
+    nodes = {sub.lineno: sub for node in ast.walk(ast.parse(text))
+             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+             for sub in ast.walk(node) if isinstance(sub, ast.Import | ast.ImportFrom)}  # fmt: skip
+    ends = {node.end_lineno: line for line, node in nodes.items()}
+    for line in sorted(nodes):
+        first = line
+        while first - 1 in ends and first - 1 not in comments:  # in a block: back to its first
+            first = ends[first - 1]
+        if not {line, first - 1} & comments:
+            yield line
+
+
+def test_an_import_inside_a_function_says_why() -> None:
+    """An import waits inside a function only for start-up time, and its comment says so."""
+    unexplained = [f"{path.relative_to(ROOT)}:{line}"
+                   for path in sorted(MODULES.values())
+                   if path.relative_to(ROOT / "shellgate").as_posix() not in UNREVIEWED
+                   for line in _unexplained(path.read_text())]  # fmt: skip
+    assert not unexplained, unexplained
+
+
+def test_an_unexplained_import_is_found() -> None:
+    """The check above would pass on a reader that saw nothing."""
+    text = (
+        "import json\n"
+        "def f():\n"
+        "    import os\n"  # 3: no reason
+        "    # deferred: why\n"
+        "    from a import (b,\n"
+        "                   c)\n"
+        "    import sys\n"  # 7: the block's reason
+        "\n"
+        "    import re\n"  # 9: a blank line ends the block
+        "    import zlib  # deferred: why\n"
+    )
+    assert list(_unexplained(text)) == [3, 9]

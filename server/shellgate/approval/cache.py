@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from shellgate.approval.context import SandboxPermissions
 from shellgate.approval.review import ReviewDecision
+from shellgate.shell.canonical import canonicalize_command_for_approval
 
 
 def shell_approval_key(
@@ -20,8 +21,6 @@ def shell_approval_key(
     permissions: SandboxPermissions = SandboxPermissions.USE_DEFAULT,
     additional_permissions: object = None,
 ) -> str:
-    from shellgate.shell.canonical import canonicalize_command_for_approval
-
     command: list[str] = list(canonicalize_command_for_approval(list(argv)))
     return json.dumps(
         {

@@ -19,6 +19,7 @@ from shellgate.approval.context import (
 )
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Fallback
+from shellgate.shell.dangerous import dangerous_command_match
 
 
 class Why(Enum):
@@ -92,8 +93,6 @@ def unmatched_decision(
 
 
 def is_dangerous(argv: Sequence[str]) -> bool:
-    from shellgate.shell.dangerous import dangerous_command_match
-
     kind: object = dangerous_command_match(list(argv))
     return kind is not None
 

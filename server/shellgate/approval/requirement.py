@@ -20,7 +20,9 @@ from shellgate.rules.policy import (
     PrefixRuleMatch,
     RuleMatch,
 )
+from shellgate.shell.dangerous import DangerKind, dangerous_command_match
 from shellgate.shell.quote import try_join  # light: the quoting alone, no parser
+from shellgate.shell.split import parse_shell_lc_plain_commands
 
 Amendment = tuple[str, ...]
 
@@ -135,8 +137,6 @@ def prompt_is_rejected_by_policy(context: ExecContext, *, prompt_is_rule: bool) 
 
 def commands_for_exec_policy(argv: Sequence[str]) -> list[list[str]]:
     """The commands a policy sees: a plain `bash -lc` script's commands, else the whole argv."""
-    from shellgate.shell.split import parse_shell_lc_plain_commands
-
     commands = parse_shell_lc_plain_commands(list(argv))
     if commands:
         return [list(c) for c in commands]
@@ -216,7 +216,6 @@ def _forbidden_reason(argv: Sequence[str], matches: Sequence[RuleMatch]) -> str:
             return f"`{cmd}` rejected: {rule.justification}"
         prefix = _join(rule.matched_prefix)
         return f"`{cmd}` rejected: policy forbids commands starting with `{prefix}`"
-    from shellgate.shell.dangerous import DangerKind, dangerous_command_match
 
     for m in matches:
         if isinstance(m, HeuristicsRuleMatch) and m.decision is Decision.FORBIDDEN:

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from shellgate.broker import discovery
+from shellgate.broker.decide import decide
 from shellgate.broker.protocol import (
     ASK,
     DECIDE,
@@ -243,6 +244,4 @@ def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
 
 async def decide_in_thread(request: AgentRequest) -> AgentDecision:
     """`decide` off the event loop: loading a large rules file takes a while."""
-    from shellgate.broker.decide import decide
-
     return await asyncio.to_thread(decide, request)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.cli import common
 from shellgate.shell import bash_reading
 from shellgate.untrusted import escape_untrusted
@@ -36,8 +37,6 @@ USAGE = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    from shellgate.agent.config import AgentConfig
-
     d = AgentConfig()
     p = argparse.ArgumentParser(
         prog=PROG, usage=USAGE,
@@ -175,6 +174,7 @@ def main(argv: list[str]) -> int:
         return approval
     standin_script = None
     if args.standin:
+        # deferred: only --standin reads a stand-in script
         from shellgate.agent.standin import load_script
 
         try:
@@ -182,6 +182,7 @@ def main(argv: list[str]) -> int:
         except ValueError as exc:
             print(f"{PROG}: error: --standin: {exc}", file=sys.stderr)
             return 2
+    # deferred, as the command's machinery below: `--help` and usage errors answer without it
     from shellgate.codexconfig.layers import default_codex_home
 
     # A mistyped project folder must not silently drop its rules (forbidden ones too);
@@ -212,7 +213,8 @@ def main(argv: list[str]) -> int:
 
 async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, policy: Any,
                codex_home: Path, standin_script: list[dict[str, Any]] | None) -> int:
-    from shellgate.agent.config import AgentConfig, WireApi
+    # deferred: the agent's machinery (agent.factory alone ~60 ms) once the arguments
+    # are parsed: `--help` and usage errors answer without it
     from shellgate.agent.events import Transcript, default_transcript_path, fanout
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus
@@ -224,6 +226,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
     standin = None
     model_url, model = args.model_url, args.model
     if standin_script is not None:
+        # deferred: only the stand-in model needs it
         from shellgate.agent.standin import StandIn
 
         standin = StandIn(standin_script)

@@ -15,6 +15,9 @@ import marshal
 import os
 import sys
 
+from shellgate import rules
+from shellgate.rules.compact import evaluate, to_compact
+
 _USAGE = "Usage: shellgate check --rules <PATH> <COMMAND>..."
 _HELP = f"""Check a command against rules files, as `codex execpolicy check` does.
 
@@ -116,7 +119,6 @@ def main(argv: list[str]) -> int:
     if isinstance(loaded, str):
         sys.stderr.write(loaded)
         return 1
-    from shellgate.rules.compact import evaluate
 
     try:
         found, decision = evaluate(command, *loaded, resolve_host_executables=resolve)
@@ -211,7 +213,6 @@ def _load(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg
 
 
 def _compile(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-arg]
-    from shellgate.rules.compact import to_compact
     from shellgate.rules.errors import RulesError
     from shellgate.rules.loader import load_policy
 
@@ -224,6 +225,7 @@ def _compile(paths: list[str]) -> tuple[dict, dict] | str:  # type: ignore[type-
 
 def format_error(err: object) -> str:
     """Codex's (anyhow) error report: first line, blank line, `Caused by:` and the cause."""
+    # deferred: rules.errors (~10 ms) only for an error; check's fast path never loads it
     from shellgate.rules.errors import RulesError
 
     assert isinstance(err, RulesError)
@@ -239,8 +241,6 @@ def _cache_file(paths: list[str], texts: list[bytes | None]) -> str | None:
     if os.environ.get("SHELLGATE_NO_CACHE"):
         return None
     from _blake2 import blake2b  # hashlib's OpenSSL import costs more than the whole check
-
-    from shellgate import rules
 
     h = blake2b(digest_size=32)
     # Examples resolve relative and `~` programs, so the cwd and HOME are part of the input.

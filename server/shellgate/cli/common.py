@@ -77,6 +77,8 @@ def one_target(
 
 def approval_policy(prog: str, text: str | None) -> ApprovalPolicy | int | None:
     """`--approval-policy` parsed; None when not given (Codex's config files decide)."""
+    # deferred: approval.context (~16-20 ms) once a command reads the flag; `--help`
+    # and usage errors answer without it
     from shellgate.approval.context import ApprovalPolicy
 
     if text is None:
@@ -120,6 +122,7 @@ def load_config(
     """Codex's configuration for a session in `cwd` (codexconfig.resolve: every tier and the
     admin's requirements) and the merged policy of its layers (cached); or `status` after
     reporting what Codex would refuse to start with."""
+    # deferred: the config resolver and layer cache (~40 ms) once the arguments are parsed
     from shellgate.codexconfig.layer_cache import load_layers_cached
     from shellgate.codexconfig.requirements import RequirementsError
     from shellgate.codexconfig.resolve import resolve
@@ -162,6 +165,7 @@ def session(
     """The session's approval policy and sandbox: the flags, else Codex's config files, then
     the admin's requirements (their fallback warnings on stderr); `status` when Codex would
     refuse the session."""
+    # deferred: approval.context (~16-20 ms) once the arguments are parsed
     from shellgate.approval.context import SandboxMode
     from shellgate.rules.errors import RulesError
 

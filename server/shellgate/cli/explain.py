@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from shellgate.cli import common
+from shellgate.shell import bash_reading
 
 PROG = "shellgate explain"
 USAGE = (
@@ -100,8 +101,6 @@ def main(argv: list[str]) -> int:
     if (bad := common.rules_folders(PROG, args.codex_home, args.project)) is not None:
         return bad
     if args.bash_cross_check:
-        from shellgate.shell import bash_reading
-
         bash_reading.enable()
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
@@ -128,6 +127,7 @@ def main(argv: list[str]) -> int:
         return session
     layers, trust = config.layers, config.trust
 
+    # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
     from shellgate.approval.context import ExecContext, SandboxPermissions
 
     context = ExecContext(
@@ -138,6 +138,7 @@ def main(argv: list[str]) -> int:
         fs_policy_has_denied_reads=bool(session.deny_read),
     )
 
+    # deferred: the explain chain (~40-55 ms) once the arguments are parsed
     from shellgate.explain import explain, render_text, to_json
 
     files = tuple((f, layer.name) for layer in layers for f in layer.files)

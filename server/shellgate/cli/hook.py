@@ -8,6 +8,7 @@ stderr, which every agent treats as "blocked".
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -61,17 +62,20 @@ def main(argv: list[str]) -> int:
         return 0 if argv else EXIT_BLOCK
     # Imported here, not above: a hook (the hot path) needs none of these.
     if argv[0] in ("install", "uninstall"):
+        # deferred: `hook install` only
         from shellgate.hooks.install_command import install_main
 
         rest = argv[1:]
         return install_main([*rest, "--uninstall"] if argv[0] == "uninstall" else rest)
     if argv[0] == "status":
+        # deferred: `hook status` only
         from shellgate.hooks.status import main as status_main
 
         return status_main(argv[1:])
 
         return install_main(argv[1:])
     if argv[0] == "doctor":
+        # deferred: `hook doctor` only (~45 ms)
         from shellgate.hooks import doctor
 
         status: int = doctor.main(argv[1:])
@@ -104,6 +108,7 @@ def main(argv: list[str]) -> int:
 
 def _options(agent: str, args: list[str]) -> Options:
 
+    # deferred: hooks.outcome (~4 ms) is for a hook run, not install, status, doctor or --help
     from shellgate.hooks.outcome import (
         DEFAULT_FALLBACK,
         NO_SANDBOX,
@@ -164,8 +169,7 @@ def _options(agent: str, args: list[str]) -> Options:
 
 
 def _run(agent: str, args: list[str]) -> int:
-    import importlib
-
+    # deferred: hooks.outcome (~4 ms) is for a hook run, not install, status, doctor or --help
     from shellgate.hooks.outcome import HookInputError
 
     options = _options(agent, args)

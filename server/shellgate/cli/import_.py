@@ -76,6 +76,7 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:
         return exit_status(exc)
 
+    # deferred: the importers (importers.report ~90 ms) once the arguments are parsed
     from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.importers.model import Tool
     from shellgate.importers.report import render_text, to_json
@@ -149,6 +150,7 @@ def main(argv: list[str]) -> int:
 
 def _read_commands(name: str) -> list[Any] | int:
     """--commands FILE: one script a line, as records (blank lines skipped)."""
+    # deferred: only --commands reads past commands
     from shellgate.replay.model import HistoryCommand
 
     try:
@@ -166,6 +168,7 @@ def _read_history(specs: list[str], codex_home: str | None) -> tuple[Any, list[A
     be read (missing, an unknown format, a file or folder that cannot be opened or read to its
     end) is an error: the round trip would silently leave its commands out."""
 
+    # deferred: replay's readers only for --history
     from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import SourceError, default_sources, parse_source, read_sources
 

@@ -45,6 +45,7 @@ def main(argv: list[str]) -> int:
         print(paths, file=sys.stderr)
         return 2
 
+    # deferred: explain and the analyzer (~90 ms) once the arguments are parsed
     from shellgate.explain import explain
     from shellgate.lint.analyze import analyze_file
     from shellgate.lint.check_eval import check_findings

@@ -80,6 +80,8 @@ def main(argv: list[str]) -> int:
     from shellgate.mcp.front import Front
 
     front = Front.start({"structured": args.structured})
+    # deferred past Front.start: the MCP SDK (~1 s) and the session import while the
+    # front answers the wire
     from shellgate.approval.context import SandboxMode
     from shellgate.codexconfig.layers import default_codex_home
     from shellgate.mcp.server import serve
@@ -98,6 +100,7 @@ def _install(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return common.exit_status(exc)
+    # deferred: `mcp install` only, once its arguments are parsed
     from shellgate.codexconfig.layers import default_codex_home
     from shellgate.mcp.install import InstallError, install
 

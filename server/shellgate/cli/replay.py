@@ -81,6 +81,7 @@ def main(argv: list[str]) -> int:
     if isinstance(approval, int):
         return approval
 
+    # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
     from shellgate.replay.sources import SourceError, default_sources, parse_source
 
     try:
@@ -112,6 +113,7 @@ def main(argv: list[str]) -> int:
     if isinstance(session, int):
         return session
 
+    # deferred: replay's machinery once the arguments are parsed
     from shellgate.approval.context import ExecContext
     from shellgate.replay.engine import replay
     from shellgate.replay.model import ReadStats
@@ -132,6 +134,7 @@ def main(argv: list[str]) -> int:
             return compared
         comparison = compared
 
+    # deferred: the report's modules once the arguments are parsed
     from shellgate.replay.redact import redact as mask
     from shellgate.replay.render import render_markdown, render_text, to_json
     from shellgate.replay.report import build_report
@@ -179,6 +182,7 @@ def _progress() -> Callable[[int], None]:
 def _compare(
     spec: str, layers: tuple[RulesLayer, ...], result: Replay, context: ExecContext
 ) -> Comparison | int:
+    # deferred: replay.against (~65 ms) only for --against
     from shellgate.codexconfig.layers import load_layers
     from shellgate.replay.against import AgainstError, compare, other_layers
 

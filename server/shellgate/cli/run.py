@@ -126,6 +126,7 @@ def main(argv: list[str]) -> int:
     if isinstance(approval, int):
         return approval
 
+    # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
     from shellgate.approval.context import ExecContext
     from shellgate.codexconfig.layers import default_codex_home
 
@@ -147,6 +148,7 @@ def main(argv: list[str]) -> int:
     if isinstance(session, int):
         return session
 
+    # deferred: the orchestrator (~40 ms) once the arguments are parsed
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
     from shellgate.exec.sandbox import NetworkAccess
     from shellgate.exec.terminal import TerminalApprover
@@ -174,6 +176,7 @@ def main(argv: list[str]) -> int:
 
 
 def _report(result: object, json_events: bool) -> int:
+    # deferred: as in main, once the arguments are parsed
     from shellgate.exec.denial import Outcome
     from shellgate.exec.orchestrator import ExecResult, Status
 

@@ -82,6 +82,7 @@ def main(argv: list[str]) -> int:
     if isinstance(cwd, int):
         return cwd
 
+    # deferred: the sandbox's machinery (probe, runner) once the arguments are parsed
     from shellgate.codexconfig.requirements import RequirementsError
     from shellgate.exec.deny_read import REQUIREMENTS, managed_deny_read
     from shellgate.exec.probe import probe_sandbox
@@ -125,6 +126,7 @@ def main(argv: list[str]) -> int:
 
 
 def _report(result: AttemptResult | signal.Signals, mode: str) -> int:
+    # deferred: as in main, once the arguments are parsed
     from shellgate.exec.denial import Outcome
 
     if isinstance(result, signal.Signals):

@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from shellgate.shell import bash_reading
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
@@ -20,8 +22,8 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
+    # deferred: pygls and the server's features (~550-650 ms) once the arguments are parsed
     from shellgate.lsp.server import build_server
-    from shellgate.shell import bash_reading
 
     bash_reading.enable()  # long-lived: bash's own grammar checks every split it explains
 

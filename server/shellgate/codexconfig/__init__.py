@@ -32,6 +32,7 @@ def codex_home_folder(env: Mapping[str, str] | None = None) -> str:
 
 
 def codex_home(env: Mapping[str, str] | None = None) -> Path:
+    # deferred: pathlib (~9 ms) is not on the hook's remembered-decision path
     from pathlib import Path
 
     return Path(codex_home_folder(env))

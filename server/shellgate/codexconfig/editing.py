@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.requirements import (
@@ -16,6 +17,8 @@ from shellgate.codexconfig.requirements import (
     REQUIREMENTS_FILE,
     SANDBOX_MODES,
     ManagedRule,
+    RequirementsError,
+    parse_requirements,
 )
 from shellgate.codexconfig.tomlpos import Path as KeyPath
 from shellgate.codexconfig.tomlpos import positions
@@ -119,10 +122,6 @@ def rule_at(text: str, rules: Sequence[ManagedRule], line: int, column: int) -> 
 def hover_at(text: str, path: str, line: int, column: int) -> str | None:
     """Markdown for a position of a requirements.toml: the managed rule there, else the key's
     documentation. None when the file does not parse (its diagnostic says why) or nothing fits."""
-    from pathlib import Path
-
-    from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
-
     try:
         req = parse_requirements(text, path, base=Path(path).parent)
     except RequirementsError:

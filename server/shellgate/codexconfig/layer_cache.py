@@ -18,6 +18,7 @@ try:  # hashlib would load OpenSSL first (milliseconds at every start) for a bui
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import blake2b
 
+from shellgate import rules
 from shellgate.codexconfig.layers import RulesLayer, load_layers
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
@@ -56,7 +57,6 @@ def cache_path(layers: Sequence[RulesLayer]) -> str | None:
     """Where the policy of `layers` is kept; None when caching is off or pointless."""
     if os.environ.get("SHELLGATE_NO_CACHE") or not any(layer.files for layer in layers):
         return None
-    from shellgate import rules
 
     h = blake2b(digest_size=32)
     try:

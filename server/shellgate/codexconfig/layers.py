@@ -23,6 +23,7 @@ from enum import Enum
 from pathlib import Path
 
 from shellgate.codexconfig import codex_home
+from shellgate.codexconfig.requirements import parse_requirements, read_requirements_text
 from shellgate.rules.errors import RulesError
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import NetworkRule, PrefixRule
@@ -104,6 +105,7 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
             rules.extend(_requirements_rules(layer))
             continue
         for path in layer.files:
+            # deferred: the Starlark loader (~20-50 ms) only when the layer cache misses;
             # parse_text rather than load_policy: it keeps every rule's span for explanations.
             from shellgate.rules.loader import parse_text, read_rules_file
 
@@ -119,8 +121,6 @@ def load_layers(layers: Sequence[RulesLayer]) -> Policy:
 def _requirements_rules(layer: RulesLayer) -> list[PrefixRule]:
     """The managed rules of requirements.toml; RequirementsError (a RulesError) when the file
     is not what Codex accepts."""
-    from shellgate.codexconfig.requirements import parse_requirements, read_requirements_text
-
     out: list[PrefixRule] = []
     for path in layer.files:
         text = read_requirements_text(Path(path))

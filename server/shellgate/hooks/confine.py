@@ -14,6 +14,8 @@ import os
 import time
 from collections.abc import Mapping
 
+from shellgate.hooks.memo import cache_dir
+
 KEEP_SECONDS = 600
 _SWITCHES = (  # what turns unprivileged user namespaces off, on the kernels that have them
     "/proc/sys/kernel/unprivileged_userns_clone",
@@ -41,8 +43,6 @@ def _key(env: Mapping[str, str]) -> bytes:
 
 def sandbox_runs(env: Mapping[str, str] = os.environ) -> tuple[bool, str]:
     """(True, "") when the sandbox works here, else (False, why not)."""
-    from shellgate.hooks.memo import cache_dir
-
     try:  # as hooks.memo: hashlib would load OpenSSL first
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - a Python built without it
@@ -59,6 +59,7 @@ def sandbox_runs(env: Mapping[str, str] = os.environ) -> tuple[bool, str]:
                     return ok, reason
         except (OSError, EOFError, ValueError, TypeError):
             pass
+    # deferred: exec.probe (~20 ms) only when no probe result is kept
     from shellgate.exec.probe import probe_sandbox
 
     probe = probe_sandbox()

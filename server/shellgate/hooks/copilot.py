@@ -27,6 +27,8 @@ from shellgate.records import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+import signal
+
 from shellgate.hooks import seam
 from shellgate.hooks.claude_code import _pre_tool_use
 from shellgate.hooks.outcome import (
@@ -214,8 +216,6 @@ class Deadline:
         self._late = json.dumps(late, ensure_ascii=False) + "\n"
         self._armed = seconds is not None
         if seconds is not None:
-            import signal
-
             signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, seconds)
 
@@ -228,6 +228,4 @@ class Deadline:
 
     def disarm(self) -> None:
         if self._armed:
-            import signal
-
             signal.setitimer(signal.ITIMER_REAL, 0)

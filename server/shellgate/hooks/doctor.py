@@ -22,7 +22,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from shellgate.codexconfig.layers import default_codex_home
 from shellgate.config_edit import ConfigError
+from shellgate.exec.probe import bwrap_version, run_probe, userns_refused
+from shellgate.exec.sandbox import locate_bwrap
 from shellgate.hooks import install, install_managed
 from shellgate.hooks.copilot_install import hook_file, installed_command
 
@@ -229,9 +232,6 @@ def check_copilot(env: Mapping[str, str], cwd: str) -> list[str]:
 
 def sandbox_report(cwd: str) -> list[str]:
     """Which bwrap `shellgate sandbox` would run here, and whether it works."""
-    from shellgate.exec.probe import bwrap_version, run_probe, userns_refused
-    from shellgate.exec.sandbox import locate_bwrap
-
     found = locate_bwrap(exclude_under=[cwd])
     if found is None and os.environ.get("SHELLGATE_BWRAP") is not None:
         return [f"sandbox: unavailable: SHELLGATE_BWRAP={os.environ['SHELLGATE_BWRAP']} is not "
@@ -278,7 +278,6 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         return 0 if exc.code == 0 else 2
     if bad := [a for a in opts.agents if a not in AGENTS]:
         p.error(f"unknown agent {bad[0]!r} (choose from {', '.join(AGENTS)})")
-    from shellgate.codexconfig.layers import default_codex_home
 
     cwd = os.getcwd()
     failed = False

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import shellgate
 from shellgate.config_edit import (
     Backup,
     Change,
@@ -58,8 +59,6 @@ def _launcher() -> tuple[str, ...]:
     finds this ShellGate by itself. Otherwise (the VS Code extension's bundled libraries, put on
     sys.path by its launcher) their folder is named as the only PYTHONPATH: a hook that cannot
     import ShellGate exits 1, which VS Code's agent takes as "run it"."""
-    import shellgate
-
     here = str(Path(shellgate.__file__).resolve().parent.parent)
     probe = (
         "import pathlib, shellgate; print(pathlib.Path(shellgate.__file__).resolve().parent.parent)"

@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
 from shellgate.config_edit import (
     Backup,
     Change,
@@ -82,7 +83,6 @@ def install_codex(path: Path, flags: list[str], uninstall: bool) -> list[Change]
             text += "\n"
         text += codex_block(install.hook_command("codex", flags))
     parse_toml(path, text, "ShellGate's [hooks] would not fit in it")
-    from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
 
     try:  # never leave a file that stops Codex (and every ShellGate entry point) from starting
         parse_requirements(text, str(path), base=path.parent)

@@ -87,6 +87,7 @@ def _markers(config: str) -> tuple[str, ...] | None:
         return (".git",)
     if b"project_root_markers" not in data:
         return (".git",)
+    # deferred: tomllib (~8 ms) only when config.toml sets project_root_markers
     import tomllib
 
     try:

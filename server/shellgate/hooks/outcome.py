@@ -21,6 +21,8 @@ from shellgate.records import TYPE_CHECKING, Record
 if TYPE_CHECKING:
     from typing import Any
 
+import os
+
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
@@ -147,6 +149,7 @@ def _unconfined(confine: bool, sandbox: str | None, agent_name: str) -> str | No
             f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
             f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
         )
+    # deferred: hooks.confine (1-2 ms) only when the sandbox decides
     from shellgate.hooks.confine import sandbox_runs
 
     runs, why = sandbox_runs()
@@ -175,6 +178,7 @@ def _allowed(
     if not confine and decision.outside and not denied:
         # Codex runs a command an allow rule covers outside its sandbox; so do we.
         return Resolution(Verdict.ALLOW, reason + " (unsandboxed, as Codex runs it)")
+    # deferred: hooks.confine (1-2 ms) only when the sandbox decides
     from shellgate.hooks.confine import sandbox_runs
 
     runs, why = sandbox_runs()
@@ -196,8 +200,7 @@ def sandbox_command(script: str, mode: str, network: str | None, cwd: str) -> st
     started from bundled libraries (`env PYTHONPATH=LIBS python -s -P`, as `hook install`
     writes it for the VS Code extension's copy) names the same folder, or the sandbox would not
     start."""
-    import os
-    import shlex
+    import shlex  # deferred: 0.3 ms the remembered-decision path does without
 
     package = os.path.abspath(sys.modules["shellgate"].__file__ or "")
     here = os.path.dirname(os.path.dirname(package))

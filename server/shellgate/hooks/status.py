@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from shellgate.codexconfig.layers import default_codex_home
 from shellgate.config_edit import ConfigError
 from shellgate.hooks import install
 from shellgate.hooks.copilot_install import hook_file, installed_command
@@ -64,8 +65,6 @@ def _missing_parts(command: str) -> str | None:
 
 def agent_status(agent_id: str, env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
     """One agent: installed (where, which command), a problem, and what `hook install` writes."""
-    from shellgate.codexconfig.layers import default_codex_home
-
     name, target = next((n, t) for i, n, t in AGENTS if i == agent_id)
     found: tuple[Path, str] | None = None
     problem: str | None = None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import tomllib
@@ -265,7 +266,5 @@ def _rule_text(rule: Mapping[str, object]) -> str:
 
 
 def _did_you_mean(key: str, known: frozenset[str]) -> str:
-    import difflib
-
     close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""

@@ -8,7 +8,13 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from shellgate.codexconfig.requirements import (
+    RequirementsError,
+    parse_requirements,
+    read_requirements_text,
+)
 from shellgate.lint.check_comments import CheckComment, find_check_comments
 from shellgate.lint.chunked import ChunkedParser
 from shellgate.lint.codex_errors import codex_findings
@@ -169,10 +175,6 @@ def _analysis(
 
 def analyze_requirements_file(path: str) -> FileAnalysis:
     """The admin's requirements.toml on disk as a layer (see `analyze_requirements`)."""
-    from pathlib import Path
-
-    from shellgate.codexconfig.requirements import RequirementsError, read_requirements_text
-
     try:
         text = read_requirements_text(Path(path)) or ""
     except RequirementsError as err:
@@ -183,10 +185,6 @@ def analyze_requirements_file(path: str) -> FileAnalysis:
 def analyze_requirements(text: str, path: str) -> FileAnalysis:
     """A requirements.toml's text as a layer: its `[rules]` as rules (layer "requirements"),
     Codex's error or warnings as findings at the key. Never raises."""
-    from pathlib import Path
-
-    from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
-
     rules: tuple[PrefixRule, ...] = ()
     findings: list[Finding] = []
     error: RulesError | None = None

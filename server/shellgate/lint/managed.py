@@ -11,10 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.lint.analyze import FileAnalysis, analyze_file
 from shellgate.lint.describe import pattern_text
 from shellgate.lint.finding import Finding, Severity
 from shellgate.lint.overlap import covers, rule_target
+from shellgate.lint.workspace import discover_layer_files
 from shellgate.rules.rule import PrefixRule
 
 MANAGED_LAYERS = frozenset({"system", "requirements"})
@@ -64,9 +66,6 @@ def system_tier_rules(system_dir: Path | None = None) -> tuple[list[PrefixRule],
     """The admin's rules on disk (`/etc/codex/rules/*.rules`, then requirements.toml) with their
     layers, and the files they come from. A file that fails contributes nothing here: its
     error is its own lint finding when it is linted, and every entry point reports it."""
-    from shellgate.codexconfig import SYSTEM_FOLDER
-    from shellgate.lint.workspace import discover_layer_files
-
     system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
     files = [f for f in discover_layer_files(codex_home=None, project_roots=(), system_dir=system)
              if f.layer in MANAGED_LAYERS]  # fmt: skip

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.layers import LayerKind, RulesLayer, discover_layers, rules_files
 from shellgate.lint.analyze import FileAnalysis
 from shellgate.rules.errors import RulesError
@@ -70,8 +71,6 @@ def discover_layer_files(
     A layer folder that cannot be listed is skipped here: the loader reports it when it
     matters, and the editor must keep working.
     """
-    from shellgate.codexconfig import SYSTEM_FOLDER
-
     system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
     layers: list[RulesLayer] = []
     with contextlib.suppress(RulesError):

@@ -30,9 +30,14 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from shellgate.agent.config import AgentConfig, WireApi
 from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
+from shellgate.agent.orchestrated import OrchestratedRunner
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
+from shellgate.exec.network import HostRules
+from shellgate.exec.orchestrator import Orchestrator
+from shellgate.lsp.approvals import EditorApprover
+from shellgate.lsp.tracing import context_for
 
 if TYPE_CHECKING:  # the rest loads with the first task: the server starts without httpx
     from shellgate.agent.model import ModelClient
@@ -161,10 +166,8 @@ def register(server: ShellGateServer) -> None:
     threads: dict[str, _Thread] = {}
 
     def new_thread(ls: ShellGateServer, params: StartParams) -> _Thread:
+        # deferred: the model clients (~40-60 ms after the server) until the agent starts
         from shellgate.agent.factory import make_model_client
-        from shellgate.exec.network import HostRules
-        from shellgate.lsp.approvals import EditorApprover
-        from shellgate.lsp.tracing import context_for
 
         try:
             context = context_for(ls.session.settings, params.approval_policy, params.sandbox)
@@ -194,9 +197,6 @@ def register(server: ShellGateServer) -> None:
         )
 
     def runner_for(ls: ShellGateServer, thread: _Thread, policy: Policy) -> OrchestratedRunner:
-        from shellgate.agent.orchestrated import OrchestratedRunner
-        from shellgate.exec.orchestrator import Orchestrator
-
         def on_orchestrator_event(event: Any) -> None:
             if event.get("event") in ("amendment", "network_amendment"):
                 ls.session.rules_changed()  # the rules on disk changed: re-read them

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
@@ -24,6 +25,7 @@ from lsprotocol import types as T
 
 from shellgate.approval.question import Answer, ApprovalRequest, Choice
 from shellgate.approval.review import ReviewDecision
+from shellgate.broker.protocol import display_name
 from shellgate.rules.shlex_rs import join
 from shellgate.untrusted import escape_one_line
 
@@ -89,7 +91,6 @@ def _agent(request: ApprovalRequest) -> dict[str, Any]:
     """An outside agent's question also names the agent and carries its explain trace."""
     if request.agent is None:
         return {}
-    from shellgate.broker.protocol import display_name
 
     return {
         "agent": {"id": request.agent, "name": display_name(request.agent)},
@@ -137,6 +138,7 @@ class EditorApprover:
                                      timeout=self.timeout)  # fmt: skip
             rungs = await _ladder(request)
             if len(rungs) > 1:
+                # deferred: replay.ladder (~12 ms) until the first approval
                 from shellgate.replay.ladder import to_json
 
                 params["ladder"] = [to_json(r) for r in rungs]
@@ -173,8 +175,6 @@ class EditorApprover:
         pick: Callable[[Any], Choice | None],
     ) -> Any:  # fmt: skip
         """The client's response; cancelled (the question is over): the client is told."""
-        import uuid
-
         msg_id = str(uuid.uuid4())
         sent = self.server.protocol.send_request(method, params, msg_id=msg_id)
         try:
@@ -209,7 +209,6 @@ class EditorApprover:
         picked = pick(future.result())
         if picked is None:
             return
-        from shellgate.broker.protocol import display_name
 
         who = f"{display_name(request.agent)}'s request" if request.agent else "the request"
         text = (f"ShellGate: your answer \"{picked.label}\" came too late: {who} to run "

@@ -14,6 +14,7 @@ unanswered (after the `$/cancelRequest` of its `shellgate/approve`): close it, s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from pathlib import Path
@@ -23,6 +24,11 @@ from lsprotocol import types as T
 from pygls.uris import to_fs_path
 
 from shellgate import __version__
+from shellgate.broker.decide import decide
+from shellgate.broker.desk import Desk
+from shellgate.broker.endpoint import Endpoint
+from shellgate.codexconfig.layers import default_codex_home
+from shellgate.lsp.approvals import EditorApprover
 
 if TYPE_CHECKING:
     from shellgate.broker.desk import Desk
@@ -44,16 +50,11 @@ class Broker:
         self._desk: Desk | None = None
 
     def codex_home(self) -> Path:
-        from shellgate.codexconfig.layers import default_codex_home
-
         return self.server.session.settings.codex_home or default_codex_home()
 
     @property
     def desk(self) -> Desk:
         if self._desk is None:
-            from shellgate.broker.desk import Desk
-            from shellgate.lsp.approvals import EditorApprover
-
             approver = EditorApprover(
                 self.server, amendments_file=str(self.codex_home() / "rules" / "default.rules")
             )
@@ -65,7 +66,6 @@ class Broker:
         roots = self.server.session.roots
         if not roots or self.endpoint is not None or os.environ.get("SHELLGATE_NO_BROKER"):
             return
-        from shellgate.broker.endpoint import Endpoint
 
         endpoint = Endpoint(
             [str(r) for r in roots], on_decide=self._decide, on_ask=self._ask, version=__version__
@@ -85,10 +85,6 @@ class Broker:
             self.endpoint = None
 
     async def _decide(self, request: AgentRequest) -> AgentDecision:
-        import asyncio
-
-        from shellgate.broker.decide import decide
-
         return await asyncio.to_thread(decide, request, codex_home=self.codex_home())
 
     async def _ask(self, request: AgentRequest, decision: AgentDecision, timeout: float) -> Any:

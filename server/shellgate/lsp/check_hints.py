@@ -9,6 +9,7 @@ from lsprotocol import types as T
 
 from shellgate.lint.check_comments import CheckComment
 from shellgate.lsp.convert import encoding, position, to_range
+from shellgate.lsp.coverage import lenses
 from shellgate.lsp.tracing import context_for, trace
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ def register(server: ShellGateServer) -> None:
     @server.feature(T.TEXT_DOCUMENT_CODE_LENS)
     async def code_lenses(ls: ShellGateServer, params: T.CodeLensParams) -> list[T.CodeLens]:
         # Each rule's coverage (lsp/coverage.py) shares the one codeLens request with these.
-        from shellgate.lsp.coverage import lenses
-
         coverage = await lenses(ls, params.text_document.uri)
         if _client_has_inlay_hints(ls):
             return coverage  # the `# check:` answers are already inline

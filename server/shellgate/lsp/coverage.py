@@ -56,6 +56,7 @@ def _state(ls: ShellGateServer) -> _State:
 
 
 def _read(sources: tuple[str, ...] | None) -> CoverageIndex:
+    # deferred: the history readers and coverage (~11 ms) until a lens is asked
     from shellgate.replay.coverage import CoverageIndex
     from shellgate.replay.model import ReadStats
     from shellgate.replay.sources import SourceError, default_sources, parse_source, read_sources
@@ -110,6 +111,7 @@ async def _coverage(ls: ShellGateServer) -> dict[RuleKey, RuleCoverage] | None:
 
 async def lenses(ls: ShellGateServer, uri: str) -> list[T.CodeLens]:
     """One lens per prefix_rule call of the document: its rules' past matches."""
+    # deferred: replay.render (~15 ms) until a lens is asked
     from shellgate.replay.render import ago
 
     coverage = await _coverage(ls)
@@ -146,6 +148,7 @@ async def lenses(ls: ShellGateServer, uri: str) -> list[T.CodeLens]:
 
 
 async def _notice(ls: ShellGateServer) -> None:
+    # deferred: as in _read, until a notice is due
     from shellgate.replay.coverage import summary
 
     index = await _index(ls)

@@ -20,6 +20,7 @@ from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator
 from shellgate.lsp.approvals import EditorApprover
+from shellgate.lsp.tracing import context_for
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -80,7 +81,6 @@ def register(server: ShellGateServer) -> None:
 
     @server.command(COMMAND)
     async def run_command(ls: Any, args: Any) -> dict[str, Any]:  # pygls reads the hints
-        from shellgate.lsp.tracing import context_for
 
         argv, cwd, approval_policy, sandbox, timeout, approval_timeout = parse_args(args)
         try:

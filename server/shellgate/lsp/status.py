@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from shellgate.approval.context import ApprovalPolicy, SandboxMode
+from shellgate.codexconfig.resolve import managed_session
 from shellgate.lsp.session import document_path
 from shellgate.lsp.tracing import codex_trust_notes
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -60,10 +63,6 @@ def _requirements(settings: Any) -> dict[str, Any] | None:
     """The admin's clamp of the editor's policy and sandbox (/etc/codex/requirements.toml):
     `{approvalPolicy, sandbox, warnings}` as Codex falls back, or None without requirements
     (a broken file is in `refused`)."""
-    from shellgate.approval.context import ApprovalPolicy, SandboxMode
-    from shellgate.codexconfig.resolve import managed_session
-    from shellgate.rules.errors import RulesError
-
     try:
         found = managed_session(ApprovalPolicy.parse(settings.approval_policy),
                                 SandboxMode(settings.sandbox))  # fmt: skip

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.codexconfig.layers import default_codex_home
+from shellgate.codexconfig.resolve import managed_context
 from shellgate.codexconfig.trust import ConfigError, project_trust
 from shellgate.explain import Explanation, explain, render_text
 from shellgate.lint.workspace import MergedPolicy
@@ -24,7 +25,6 @@ def context_for(
     except ValueError:
         choices = ", ".join(m.value for m in SandboxMode)
         raise ValueError(f"unknown sandbox {raw_sandbox!r} (one of {choices})") from None
-    from shellgate.codexconfig.resolve import managed_context
 
     return managed_context(policy, mode)
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
 
+from shellgate.codexconfig import SYSTEM_FOLDER
+
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
 
@@ -61,8 +63,6 @@ def rewatch_home(ls: ShellGateServer) -> None:
 
 def _watch_system(ls: ShellGateServer) -> None:
     """The admin's tier (/etc/codex: rules, requirements.toml), when there is one."""
-    from shellgate.codexconfig import SYSTEM_FOLDER
-
     system = Path(SYSTEM_FOLDER)
     if system.is_dir():
         _watch(ls, [system])
@@ -96,6 +96,7 @@ def _is_rules(_change: object, path: str) -> bool:
 
 
 async def _run(ls: ShellGateServer, dirs: list[Path]) -> None:
+    # deferred: watchfiles (~13 ms) only when the client does not watch files
     from watchfiles import awatch
 
     log.info("watching %s", ", ".join(map(str, dirs)))

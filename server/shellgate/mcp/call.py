@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shellgate.approval.context import SandboxPermissions
+from shellgate.rules.shlex_rs import join
 
 # Linux's MAX_ARG_STRLEN (32 pages) including the terminating NUL: the longest single argument
 # execve accepts, so the longest script `bash -lc` can be given.
@@ -58,7 +59,6 @@ def parse_call(
         if not argv or not argv[0]:
             raise CallError("`command` must be a non-empty string or argv list; nothing was run")
         size = max(len(a.encode("utf-8", "surrogatepass")) for a in argv)
-        from shellgate.rules.shlex_rs import join
 
         shown = join(list(argv))
     if size > MAX_COMMAND_BYTES:

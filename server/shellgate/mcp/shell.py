@@ -22,6 +22,8 @@ from shellgate.agent.tool import format_ran
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import REJECTED_BY_USER, Approver
+from shellgate.codexconfig.layer_cache import load_layers_cached
+from shellgate.codexconfig.resolve import codex_layers_for, managed_context
 from shellgate.exec.denial import Outcome
 from shellgate.exec.orchestrator import (
     ExecRequest,
@@ -65,19 +67,13 @@ class McpSession:
     @property
     def context(self) -> ExecContext:
         """The session's context after the admin's requirements (Codex's fallback)."""
-        from shellgate.codexconfig.resolve import managed_context
-
         return managed_context(self.approval_policy, self.sandbox)
 
     def policy(self) -> Policy:
         """The rules Codex would load for a session in the workspace; RulesError when broken."""
-        from shellgate.codexconfig.layer_cache import load_layers_cached
-
         return load_layers_cached(self.layers())
 
     def layers(self) -> tuple[Any, ...]:
-        from shellgate.codexconfig.resolve import codex_layers_for
-
         layers, _trust = codex_layers_for(Path(self.workspace), codex_home=self.codex_home,
                                           extra_rules=self.extra_rules)  # fmt: skip
         return layers

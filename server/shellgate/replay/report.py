@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from shellgate.approval.amendments import AdmittedVariant
 from shellgate.approval.context import ExecContext
+from shellgate.lint.describe import pattern_text as text
 from shellgate.replay.engine import Decided, Entry, Outcome, Replay, RuleKey, context_for, decide
 from shellgate.replay.model import ReadStats
 from shellgate.replay.variants import admitted
@@ -69,8 +70,6 @@ def rule_key(rule: PrefixRule) -> RuleKey | None:
 
 
 def pattern_text(rule: PrefixRule) -> str:
-    from shellgate.lint.describe import pattern_text as text
-
     return text(rule)
 
 

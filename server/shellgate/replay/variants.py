@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shellgate.approval.amendments import AdmittedVariant
+from shellgate.lint.evasion import variants
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
@@ -58,8 +59,6 @@ DESTRUCTIVE: tuple[tuple[str, ...], ...] = (
 
 def admitted(prefix: Sequence[str], policy: Policy, limit: int = 4) -> tuple[AdmittedVariant, ...]:
     """Dangerous commands an allow for `prefix` would admit under `policy` (at most `limit`)."""
-    from shellgate.lint.evasion import variants
-
     prefix = tuple(prefix)
     candidates: list[tuple[tuple[str, ...], str]] = []
     for argv in DESTRUCTIVE:

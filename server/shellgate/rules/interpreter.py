@@ -136,6 +136,7 @@ def run_starlark(source: str, path: str, collector: Collector, run: Run) -> None
 
         if not preset:
             del os.environ["GOGC"]
+    # lazy: the Go runtime starts only when a file is evaluated
     import starlark_go
 
     if not _CONFIGURED:
@@ -206,6 +207,7 @@ def codex_wording(message: str) -> str:
 
 def syntax_check(text: str, path: str) -> None:
     """Raise Starlark's syntax/resolve error for `text`, if any, without running it."""
+    # lazy: the Go runtime starts only when a file is checked
     import starlark_go
 
     try:

@@ -47,6 +47,7 @@ def enabled() -> bool:
 
 
 def _bashlex() -> Any:
+    # deferred: bashlex (~240 ms) only in long-lived processes that enable it
     import bashlex
 
     return bashlex

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
+from shellgate.shell.dangerous import trap_action
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
@@ -785,8 +786,6 @@ def _argv(
     if name == "alias" and any("=" in w for w in words[1:]):
         return ctx.add(Run((), here, unknowable="an alias definition"))
     if name == "trap":
-        from shellgate.shell.dangerous import trap_action
-
         action = trap_action(list(words))
         return True if action is None else source(action, None, "trap")
     if name in _BOXES:

@@ -41,6 +41,7 @@ def _match(argv: list[str], depth: int, windows: bool) -> DangerKind | None:
         if found is not None:
             return found
     if windows:
+        # deferred: shell.windows (~4-10 ms) only for a Windows or PowerShell command
         from shellgate.shell.windows import is_dangerous_command_windows
 
         if is_dangerous_command_windows(argv):
@@ -102,6 +103,7 @@ def dangerous_powershell_words_match(
     """Codex's check of already-split PowerShell words: only on Windows builds."""
     if not windows:
         return None
+    # deferred: shell.windows (~4-10 ms) only for a Windows or PowerShell command
     from shellgate.shell.windows import is_dangerous_powershell_words
 
     return DangerKind.OTHER if is_dangerous_powershell_words(list(words)) else None

@@ -75,6 +75,7 @@ def is_safe_powershell_words(words: Sequence[str], *, windows: bool = False) -> 
     """Codex's Windows safelist for split PowerShell words; always False off Windows."""
     if not windows:
         return False
+    # deferred: shell.windows (~4-10 ms) only for a PowerShell command
     from shellgate.shell.windows import is_safe_powershell_words as check
 
     return check(list(words))

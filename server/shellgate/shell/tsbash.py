@@ -26,6 +26,7 @@ import re
 import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from importlib.machinery import ExtensionFileLoader, PathFinder
 from itertools import pairwise
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -54,12 +55,12 @@ def _bash_grammar() -> object:
     (with tempfile, shutil and the compression modules) for a query file ShellGate never reads:
     a few milliseconds of every start-up. So the extension module is loaded on its own; the
     usual import is the fallback wherever the package is not laid out as installed."""
-    from importlib.machinery import ExtensionFileLoader, PathFinder
-
     package = PathFinder.find_spec("tree_sitter_bash")
     where = package.submodule_search_locations if package is not None else None
     spec = PathFinder.find_spec("tree_sitter_bash._binding", where) if where else None
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
+        # fallback: the package's own import (importlib.resources and more) only where
+        # the compiled module is not found
         import tree_sitter_bash
 
         return tree_sitter_bash.language()

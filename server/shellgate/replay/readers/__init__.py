@@ -4,6 +4,7 @@ yields `HistoryCommand`s and counts in `ReadStats` what it could not read; none 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from importlib import import_module
 
 from shellgate.replay.model import HistoryCommand, ReadStats
 
@@ -13,8 +14,6 @@ FORMATS = ("bash", "zsh", "fish", "codex", "claude-code", "gemini", "shellgate")
 
 
 def reader_for(fmt: str) -> Reader:
-    from importlib import import_module
-
     module = {"claude-code": "claude"}.get(fmt, fmt)
     read: Reader = import_module(f"shellgate.replay.readers.{module}").read
     return read

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from shellgate.replay.model import ReadStats
@@ -72,7 +73,6 @@ def iso_time(text: object) -> float | None:
     """Seconds since the epoch of an ISO 8601 stamp (`2026-12-01T20:14:51.033Z`), or None."""
     if not isinstance(text, str):
         return None
-    from datetime import datetime
 
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
