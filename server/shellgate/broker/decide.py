@@ -7,16 +7,33 @@ reason and amendment, and the trace. Used in-process by the hooks and by the bro
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shellgate.approval.beyond import runs_of
+from shellgate.approval.context import (
+    ApprovalPolicy,
+    ExecContext,
+    SandboxMode,
+    SandboxPermissions,
+)
+from shellgate.approval.fallback import make_fallback
 from shellgate.approval.matched import MatchedRule
+from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip, requirement_type
 from shellgate.broker.protocol import AgentDecision, AgentRequest, ProtocolError
+from shellgate.codexconfig.layer_cache import load_layers_cached
+from shellgate.codexconfig.requirements import RequirementsError
+from shellgate.codexconfig.resolve import codex_layers_for, resolve
+from shellgate.codexconfig.session import SessionError
+from shellgate.explain import explain, to_json
+from shellgate.rules.decision import Decision
+from shellgate.rules.errors import RulesError
+from shellgate.shell.known_safe import is_known_safe_command
 
 if TYPE_CHECKING:
-    from shellgate.approval.context import ExecContext
     from shellgate.codexconfig.layers import RulesLayer
     from shellgate.codexconfig.trust import ProjectTrust
     from shellgate.explain.model import Explanation
@@ -34,15 +51,6 @@ def decide(
     """Raises ProtocolError for a request that cannot be decided (bad policy or sandbox name,
     a cwd that is not a folder). Rules that do not load decide "forbidden": Codex would run
     with none of them, and nothing may run on a half-read policy."""
-    import dataclasses
-
-    from shellgate.approval.requirement import Forbidden, NeedsApproval, Skip, requirement_type
-    from shellgate.codexconfig.requirements import RequirementsError
-    from shellgate.codexconfig.resolve import resolve
-    from shellgate.codexconfig.session import SessionError
-    from shellgate.explain import explain, to_json
-    from shellgate.rules.errors import RulesError
-
     if not os.path.isabs(request.cwd):
         raise ProtocolError(f"cwd must be an absolute path (got {request.cwd!r})")
     if not os.path.isdir(request.cwd):
@@ -116,11 +124,6 @@ def needs_confining(argv: Sequence[str], policy: Policy, context: ExecContext) -
     and shells handed a script too: `timeout 60 touch y`, `bash -c 'touch y'`) is neither
     allowed by a rule nor read-only (Codex's known-safe list). A rule allowing the runner or
     the shell does not vouch for what it runs."""
-    from shellgate.approval.beyond import runs_of
-    from shellgate.approval.fallback import make_fallback
-    from shellgate.rules.decision import Decision
-    from shellgate.shell.known_safe import is_known_safe_command
-
     fallback = make_fallback(context)
     for run in runs_of(argv):
         if run.unknowable is not None or run.dynamic or run.open_tail or not run.words:
@@ -135,13 +138,6 @@ def needs_confining(argv: Sequence[str], policy: Policy, context: ExecContext) -
 
 
 def context_of(request: AgentRequest) -> ExecContext:
-    from shellgate.approval.context import (
-        ApprovalPolicy,
-        ExecContext,
-        SandboxMode,
-        SandboxPermissions,
-    )
-
     try:
         policy = ApprovalPolicy.parse(request.approval_policy or "on-request")
     except ValueError as exc:
@@ -168,8 +164,6 @@ _memo: dict[tuple[object, ...], Policy] = {}
 def _policy(layers: tuple[RulesLayer, ...]) -> Policy:
     """The layers' policy, kept in memory while no file changes (a long-lived endpoint asks
     again and again); layer_cache keeps it across processes (a hook asks once)."""
-    from shellgate.codexconfig.layer_cache import load_layers_cached
-
     try:
         stats = [
             (path, st.st_mtime_ns, st.st_size, st.st_ino)
@@ -193,8 +187,6 @@ def layers_for(
 ) -> tuple[tuple[RulesLayer, ...], ProjectTrust]:
     """The layers Codex loads for a session in `cwd` (the admin's, the user's, a project's only
     when Codex trusts it, the requirements), and that trust."""
-    from shellgate.codexconfig.resolve import codex_layers_for
-
     return codex_layers_for(cwd, codex_home=codex_home, env=env)
 
 

@@ -191,6 +191,7 @@ class Desk:
         """The ladder on the same rules from disk the decision used (shellgate.replay)."""
 
         def rungs() -> Sequence[Rung]:
+            # deferred: replay's history readers (~36 ms), only once "don't ask again" is picked
             from shellgate.replay.ladder import history_index, ladder
 
             home = self.codex_home()

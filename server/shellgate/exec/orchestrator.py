@@ -50,6 +50,7 @@ from shellgate.approval.requirement import (
     commands_for_exec_policy,
 )
 from shellgate.approval.review import ReviewDecision
+from shellgate.codexconfig import codex_home_folder
 from shellgate.exec.denial import Outcome
 from shellgate.exec.deny_read import managed_deny_read
 from shellgate.exec.egress import Egress
@@ -137,8 +138,6 @@ class _Grant:
 
 
 def default_codex_home() -> str:
-    from shellgate.codexconfig import codex_home_folder
-
     return codex_home_folder()
 
 
@@ -440,6 +439,7 @@ class Orchestrator:
         self, command: tuple[str, ...], ctx: ExecContext, amendment: Sequence[str]
     ) -> Callable[[], Sequence[Rung]]:
         def rungs() -> Sequence[Rung]:
+            # deferred: replay's history readers (~36 ms), only once "don't ask again" is picked
             from shellgate.replay.ladder import history_index, ladder
 
             return ladder(command, amendment, self.policy, ctx, target=self.amendments_file,

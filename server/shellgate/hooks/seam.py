@@ -18,6 +18,7 @@ from shellgate.broker.protocol import (
     ProtocolError,
     decision_from_json,
 )
+from shellgate.hooks import memo
 
 __all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide"]
 
@@ -25,8 +26,6 @@ __all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide"]
 def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> AgentDecision:
     """broker.decide's verdict (rules that do not load decide "forbidden"); raises
     ProtocolError for a request that cannot be decided, which the hook turns into a block."""
-    from shellgate.hooks import memo
-
     env = os.environ if env is None else env
     key = json.dumps(request.to_json(), sort_keys=True).encode()
     path = memo.path_for(key, request.cwd, env)
@@ -36,6 +35,7 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
             return decision_from_json(kept)
         except ProtocolError:
             pass  # an entry of another shape: judge afresh
+    # deferred: the whole chain (~90 ms of imports), needed only when no decision is kept
     from shellgate.broker.decide import decide as broker_decide
 
     decision = broker_decide(request, env=env)
@@ -47,6 +47,6 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
 def ask(request: AgentRequest, decision: AgentDecision, *, timeout: float) -> AgentAnswer | None:
     """The person's answer in the editor whose workspace holds request.cwd, or None. The
     decision travels with the question: the editor shows it, it does not decide again."""
-    from shellgate.broker.client import ask as broker_ask
+    from shellgate.broker.client import ask as broker_ask  # deferred: only when asking
 
     return broker_ask(request, decision, timeout=timeout)
