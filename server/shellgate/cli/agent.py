@@ -182,26 +182,10 @@ def main(argv: list[str]) -> int:
         except ValueError as exc:
             print(f"{PROG}: error: --standin: {exc}", file=sys.stderr)
             return 2
-    # deferred, as the command's machinery below: `--help` and usage errors answer without it
-    from shellgate.codexconfig.layers import default_codex_home
-
-    # A mistyped project folder must not silently drop its rules (forbidden ones too);
-    # a new --codex-home is fine: amendments create its rules folder.
-    if (bad := common.rules_folders(PROG, None, args.project)) is not None:
-        return bad
-    codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    loaded = common.load_config(
-        PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
-        cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
-        status=EXIT_RULES_ERROR)
-    if isinstance(loaded, int):
-        return loaded
-    resolved, policy = loaded
-    common.note_ignored_project(PROG, resolved.trust)
-    # the admin's requirements clamp the session's policy and sandbox (warnings on stderr)
-    session = common.session(PROG, resolved, approval, args.sandbox, status=EXIT_RULES_ERROR)
-    if isinstance(session, int):
-        return session
+    running = common.running_session(PROG, args, cwd, approval, status=EXIT_RULES_ERROR)
+    if isinstance(running, int):
+        return running
+    codex_home, policy, session = running
     try:
         return asyncio.run(_run(args, " ".join(args.task), cwd, session, policy, codex_home,
                                 standin_script))

@@ -179,6 +179,36 @@ def session(
     return found
 
 
+def running_session(
+    prog: str, args: argparse.Namespace, cwd: str, approval: ApprovalPolicy | None, *,
+    status: int,
+) -> tuple[Path, Policy, Session] | int:  # fmt: skip
+    """What a command that runs things (`run`, `agent`) runs under: the Codex home, the rules
+    Codex would load for `cwd` (`--codex-home`, `--project`, `--rules`), and the session's
+    policy and sandbox after the admin's clamp; `status` after reporting what stops it."""
+    # deferred: the config resolver (~40 ms) once the arguments are parsed
+    from shellgate.codexconfig.layers import default_codex_home
+
+    # A mistyped project folder must not silently drop its rules (forbidden ones too);
+    # a new --codex-home is fine: amendments create its rules folder.
+    if (bad := rules_folders(prog, None, args.project)) is not None:
+        return bad
+    codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
+    loaded = load_config(
+        prog, codex_home=codex_home, project=Path(args.project) if args.project else None,
+        cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
+        status=status)  # fmt: skip
+    if isinstance(loaded, int):
+        return loaded
+    config, policy = loaded
+    note_ignored_project(prog, config.trust)
+    # the admin's requirements clamp the session's policy and sandbox (warnings on stderr)
+    clamped = session(prog, config, approval, args.sandbox, status=status)
+    if isinstance(clamped, int):
+        return clamped
+    return codex_home, policy, clamped
+
+
 def note_ignored_project(prog: str, trust: ProjectTrust) -> None:
     """Say on stderr when the cwd's project has rules Codex would not load (untrusted)."""
     if trust.ignored:

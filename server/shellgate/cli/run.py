@@ -14,7 +14,6 @@ import asyncio
 import json
 import signal
 import sys
-from pathlib import Path
 
 from shellgate.cli import common
 from shellgate.cli.signals import until_signalled
@@ -126,27 +125,13 @@ def main(argv: list[str]) -> int:
     if isinstance(approval, int):
         return approval
 
+    running = common.running_session(PROG, args, cwd, approval, status=EXIT_RULES_ERROR)
+    if isinstance(running, int):
+        return running
+    codex_home, policy, session = running
+
     # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
     from shellgate.approval.context import ExecContext
-    from shellgate.codexconfig.layers import default_codex_home
-
-    # A mistyped project folder must not silently drop its rules (forbidden ones too);
-    # a new --codex-home is fine: amendments create its rules folder.
-    if (bad := common.rules_folders(PROG, None, args.project)) is not None:
-        return bad
-    codex_home = Path(args.codex_home) if args.codex_home else default_codex_home()
-    loaded = common.load_config(
-        PROG, codex_home=codex_home, project=Path(args.project) if args.project else None,
-        cwd=cwd, extra_rules=args.rules, consequence="nothing ran: fix the rules first",
-        status=EXIT_RULES_ERROR,
-    )  # fmt: skip
-    if isinstance(loaded, int):
-        return loaded
-    config, policy = loaded
-    common.note_ignored_project(PROG, config.trust)
-    session = common.session(PROG, config, approval, args.sandbox, status=EXIT_RULES_ERROR)
-    if isinstance(session, int):
-        return session
 
     # deferred: the orchestrator (~40 ms) once the arguments are parsed
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
