@@ -215,3 +215,14 @@ def test_escaped_blanks_before_a_command_name_are_part_of_it() -> None:
 
     assert [r.words for r in bash_runs("ls && \\ a\"b\"'c'")][-1] == (" abc",)
     assert [r.words for r in bash_runs("\\\\ ab")] == [("\\", "ab")]
+
+
+def test_escaped_blanks_after_a_command_s_last_word_are_part_of_it() -> None:
+    """tree-sitter leaves a trailing `\\<TAB>` out of the word before it; bash runs `pwd<TAB>`
+    (differential seed 2219200486). A `#` right after it is a word to bash, not a comment."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    assert [r.words for r in bash_runs("pwd\\\t\ntrue")] == [("pwd\t",), ("true",)]
+    assert [r.words for r in bash_runs("pwd \\\t \\ ;true")] == [("pwd", "\t", " "), ("true",)]
+    assert any(r.unknowable for r in bash_runs("pwd\\\t#c x"))
+

@@ -455,6 +455,11 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                     ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
                 groups[-1].append([start, end])
             previous = end
+    trailing = _TRAILING_ESCAPES.match(src, previous) if previous is not None else None
+    if trailing is not None:  # `pwd\<TAB>` at a line's end: tree-sitter leaves `\<TAB>` out
+        if src[trailing.end() : trailing.end() + 1] == b"#":  # a word, not a comment, to bash
+            ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
+        _escaped_gap(groups[-1], trailing.group(), trailing.end(), trailing.end())
     statement = _redirected(node)
     if statement is not None:
         for r in statement.named_children:
@@ -518,6 +523,8 @@ def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
 # Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
 # an escaped blank as part of a word.
 _ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
+# Blanks and escaped blanks after a command's last word, up to the last escaped one.
+_TRAILING_ESCAPES = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t]")
 
 
 def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
