@@ -226,3 +226,12 @@ def test_escaped_blanks_after_a_command_s_last_word_are_part_of_it() -> None:
     assert [r.words for r in bash_runs("pwd \\\t \\ ;true")] == [("pwd", "\t", " "), ("true",)]
     assert any(r.unknowable for r in bash_runs("pwd\\\t#c x"))
 
+
+def test_a_bang_glued_to_a_word_is_part_of_it() -> None:
+    """`!` is a reserved word only on its own: `![[ -n a ]]` runs `![[` (tree-sitter reads a
+    negated test; differential seed 2914186182); before a metacharacter it negates."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("![[ -n a ]] && cat a")]
+    assert words == [("![[", "-n", "a", "]]"), ("cat", "a")]
+    assert [r.words for r in bash_runs("!(rm x)")] == [("rm", "x")]

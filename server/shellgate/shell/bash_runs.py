@@ -386,7 +386,7 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
     saved = ctx.ifs_default
     if "IFS" in script and _IFS_SET.search(script):
         ctx.ifs_default = False  # the script sets IFS: $IFS splits where bash decides
-    root = tree.root_node
+    root, spelled = tree.root_node, src  # the tree, and the text it was read from
     if root.has_error and "{" in script:
         # `{rm,-rf,x}` where a command starts is brace expansion to bash (a group needs a blank
         # after `{`), an error to tree-sitter: the tree of the script with `_` for that brace
@@ -394,11 +394,44 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
         braced = _BRACE_COMMAND.sub(r"\1\2_", script)
         again = parse(braced) if braced != script else None
         if again is not None and not again[0].root_node.has_error:
-            root = again[0].root_node
+            root, spelled = again[0].root_node, again[1]
     if root.has_error:
         ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
+    elif _GLUED_BANG.search(src):
+        root = _unnegated(root, spelled)
     _walk(root, src, via, depth, ctx)
     ctx.ifs_default = saved
+
+
+# `!` is bash's reserved word only as a word of its own: `![[ -n a ]]` runs `![[`, where
+# tree-sitter reads a negated test (differential seed 2914186182). A metacharacter after it
+# does end it (`!(rm x)` negates a subshell).
+_GLUED_BANG = re.compile(rb"!(?![\s|&;()<>])")
+
+
+def _unnegated(root: Node, src: bytes) -> Node:
+    """The tree of `src` (the text `root` was read from) with `_` for each `!` tree-sitter
+    reads as a negation but bash reads as the start of a word (same offsets: the words are
+    still read from the script)."""
+    bangs = []
+    cursor, more = root.walk(), True
+    while more:
+        node = cursor.node
+        if node is not None and node.type == "negated_command" and node.child_count > 1:
+            bang, after = node.children[0], node.children[1]
+            if bang.end_byte == after.start_byte and _GLUED_BANG.match(src, bang.start_byte):
+                bangs.append(bang.start_byte)
+        if cursor.goto_first_child():
+            continue
+        while more and not cursor.goto_next_sibling():
+            more = cursor.goto_parent()
+    if not bangs:
+        return root
+    spelled = bytearray(src)
+    for at in bangs:
+        spelled[at : at + 1] = b"_"
+    again = parse(spelled.decode("utf-8", "surrogateescape"))
+    return again[0].root_node if again is not None and not again[0].root_node.has_error else root
 
 
 def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
