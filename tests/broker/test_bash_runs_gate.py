@@ -235,3 +235,13 @@ def test_a_bang_glued_to_a_word_is_part_of_it() -> None:
     words = [r.words for r in bash_runs("![[ -n a ]] && cat a")]
     assert words == [("![[", "-n", "a", "]]"), ("cat", "a")]
     assert [r.words for r in bash_runs("!(rm x)")] == [("rm", "x")]
+
+
+def test_assignments_on_a_line_tree_sitter_glues_on_are_not_the_command() -> None:
+    """tree-sitter glues a line onto a pipeline's last command, its assignments as words;
+    bash runs `pwd` (differential seed 2590780359). A quoted one is the command's name."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("cargo test | sort\n\nA=1 B[0]=2 pwd || ls")]
+    assert words == [("cargo", "test"), ("sort",), ("pwd",), ("ls",)]
+    assert ("A=1", "rm") in [r.words for r in bash_runs('a | b\n"A=1" rm')]

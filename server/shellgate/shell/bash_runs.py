@@ -33,7 +33,7 @@ from tree_sitter import Node
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
-from shellgate.shell.wrappers import RUNNERS, flock_source, unwrap
+from shellgate.shell.wrappers import BASH_ASSIGNMENT, RUNNERS, flock_source, unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
@@ -506,6 +506,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not words:
             continue
         raws = [src[a:b].decode("utf-8", "surrogateescape") for a, b in words]
+        while n and raws and BASH_ASSIGNMENT.match(raws[0]):
+            del raws[0]  # a line tree-sitter glued on: `A=1 pwd` runs pwd (seed 2590780359)
         argv: list[str] = []
         dynamic: set[int] = set()
         for raw in raws:

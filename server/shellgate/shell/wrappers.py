@@ -123,8 +123,9 @@ _NO_EXEC = {"command": ("-v", "-V")}  # `command -v x` only looks `x` up
 # Assignments before the command: env(1) and sudo(8) take any `NAME=VALUE` word; after the bash
 # keywords `coproc` and `time` (tree-sitter reads them as command names) `A=1 rm` is a simple
 # command with an assignment, so bash runs `rm` (differential seed 1987506524).
+BASH_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=")  # `A=1`, `B[0]=2`, `C+=3`
 _ASSIGNS = dict.fromkeys(("env", "sudo"), re.compile(r"(?!-)[^=]*="))
-_ASSIGNS |= dict.fromkeys(("coproc", "time"), re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?="))
+_ASSIGNS |= dict.fromkeys(("coproc", "time"), BASH_ASSIGNMENT)
 # The programs _visit_argv looks into by name (besides the POSIX shells, matched by spelling).
 _LOOKED_INTO = frozenset({*_WRAPPERS, *_DASH_C, "eval", "trap", "find"})
 
