@@ -985,10 +985,13 @@ _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, 
 
 def _skipped(words: tuple[str, ...]) -> int:
     """How many words at the head of a command are bash's syntax, not a command (a reserved
-    word, or a function's head `function NAME [()]` that tree-sitter left as a command):
-    bash runs what follows them."""
+    word, or a function's head `function NAME [()]` that tree-sitter left as a command), or
+    assignments tree-sitter left as words (`coproc { A=1 rm x; }`; a quoted `"A=1" rm` runs
+    `A=1` to bash, so this is stricter there): bash runs what follows them."""
     if words[0] in _RESERVED:
         return 1 if len(words) > 1 else 0
+    if BASH_ASSIGNMENT.match(words[0]):
+        return next((i for i, w in enumerate(words) if not BASH_ASSIGNMENT.match(w)), 0)
     if words[0] != "function" or len(words) < 3:
         return 0
     at = 2
