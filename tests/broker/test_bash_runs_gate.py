@@ -226,6 +226,7 @@ def test_escaped_blanks_after_a_command_s_last_word_are_part_of_it() -> None:
     assert [r.words for r in bash_runs("pwd\\\t\ntrue")] == [("pwd\t",), ("true",)]
     assert [r.words for r in bash_runs("pwd \\\t \\ ;true")] == [("pwd", "\t", " "), ("true",)]
     assert any(r.unknowable for r in bash_runs("pwd\\\t#c x"))
+    assert [r.words for r in bash_runs("pwd\\\t<<< w")] == [("pwd\t",)]  # before a redirection
 
 
 def test_a_bang_glued_to_a_word_is_part_of_it() -> None:
@@ -236,6 +237,9 @@ def test_a_bang_glued_to_a_word_is_part_of_it() -> None:
     words = [r.words for r in bash_runs("![[ -n a ]] && cat a")]
     assert words == [("![[", "-n", "a", "]]"), ("cat", "a")]
     assert [r.words for r in bash_runs("!(rm x)")] == [("rm", "x")]
+    # glued through escaped blanks or a line continuation
+    assert [r.words for r in bash_runs("!\\\tls")] == [("!\tls",)]
+    assert [r.words for r in bash_runs("!\\\nls")] == [("!ls",)]
 
 
 def test_assignments_on_a_line_tree_sitter_glues_on_are_not_the_command() -> None:

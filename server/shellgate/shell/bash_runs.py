@@ -407,6 +407,7 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
 # tree-sitter reads a negated test (differential seed 2914186182). A metacharacter after it
 # does end it (`!(rm x)` negates a subshell).
 _GLUED_BANG = re.compile(rb"!(?![\s|&;()<>])")
+_ESCAPES_ONLY = re.compile(rb"(?:\\[ \t\n])*")
 
 
 def _unnegated(root: Node, src: bytes) -> Node:
@@ -419,7 +420,8 @@ def _unnegated(root: Node, src: bytes) -> Node:
         node = cursor.node
         if node is not None and node.type == "negated_command" and node.child_count > 1:
             bang, after = node.children[0], node.children[1]
-            if bang.end_byte == after.start_byte and _GLUED_BANG.match(src, bang.start_byte):
+            glued = _ESCAPES_ONLY.fullmatch(src, bang.end_byte, after.start_byte)  # `!\<TAB>ls`
+            if glued and _GLUED_BANG.match(src, bang.start_byte):
                 bangs.append(bang.start_byte)
         if cursor.goto_first_child():
             continue
@@ -463,6 +465,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     previous: int | None = None  # where the word before ends
     for child in node.children:
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
+            if previous is not None:
+                _trailing_escapes(groups[-1], src, previous, via, ctx)
             groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child, src)]
             previous = None
             continue
@@ -488,11 +492,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                     ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
                 groups[-1].append([start, end])
             previous = end
-    trailing = _TRAILING_ESCAPES.match(src, previous) if previous is not None else None
-    if trailing is not None:  # `pwd\<TAB>` at a line's end: tree-sitter leaves `\<TAB>` out
-        if src[trailing.end() : trailing.end() + 1] == b"#":  # a word, not a comment, to bash
-            ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
-        _escaped_gap(groups[-1], trailing.group(), trailing.end(), trailing.end())
+    if previous is not None:
+        _trailing_escapes(groups[-1], src, previous, via, ctx)
     statement = _redirected(node)
     if statement is not None:
         for r in statement.named_children:
@@ -560,6 +561,19 @@ def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
 _ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
 # Blanks and escaped blanks after a command's last word, up to the last escaped one.
 _TRAILING_ESCAPES = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t]")
+
+
+def _trailing_escapes(
+    words: list[list[int]], src: bytes, end: int, via: tuple[str, ...], ctx: _Ctx
+) -> None:
+    """Escaped blanks right after a command's last word (`pwd\\<TAB>` at a line's end or
+    before a redirection): bash reads them as words, tree-sitter leaves them out."""
+    trailing = _TRAILING_ESCAPES.match(src, end)
+    if trailing is None:
+        return
+    if src[trailing.end() : trailing.end() + 1] == b"#":  # a word, not a comment, to bash
+        ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
+    _escaped_gap(words, trailing.group(), trailing.end(), trailing.end())
 
 
 def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
