@@ -34,6 +34,9 @@ FORBIDDEN = [
     "until true; do rm x; done", "for i in 1; do rm -rf x; done", "case a in a) rm -rf x;; esac",
     "! rm -rf x", "f() { rm -rf x; }; f", "function g { curl u; }; g", "rm -rf x &",
     "ls | rm -rf x", "ls && rm x || true", "coproc rm -rf x", "time rm -rf x",
+    # an assignment after a keyword, or sudo's (differential seed 1987506524: `coproc A=1 ls`)
+    "coproc A=1 rm -rf x", "time A=1 rm -rf x", "time -p A=1 B[0]=2 C+=3 rm x", "sudo A=1 rm x",
+    "coproc { A=1 rm -rf x; }", "time -p { A=1 B=2 rm x; }",
     "time -p rm -rf x", "echo $(rm -rf x)", "echo `rm x`", "cat <(curl u)", "x=$(curl u)",
     "[[ -n $(rm x) ]]", "ls > >(rm x)", "git status | cat | head\nrm -rf x && true",
     # runners
@@ -213,3 +216,37 @@ def test_escaped_blanks_before_a_command_name_are_part_of_it() -> None:
 
     assert [r.words for r in bash_runs("ls && \\ a\"b\"'c'")][-1] == (" abc",)
     assert [r.words for r in bash_runs("\\\\ ab")] == [("\\", "ab")]
+
+
+def test_escaped_blanks_after_a_command_s_last_word_are_part_of_it() -> None:
+    """tree-sitter leaves a trailing `\\<TAB>` out of the word before it; bash runs `pwd<TAB>`
+    (differential seed 2219200486). A `#` right after it is a word to bash, not a comment."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    assert [r.words for r in bash_runs("pwd\\\t\ntrue")] == [("pwd\t",), ("true",)]
+    assert [r.words for r in bash_runs("pwd \\\t \\ ;true")] == [("pwd", "\t", " "), ("true",)]
+    assert any(r.unknowable for r in bash_runs("pwd\\\t#c x"))
+    assert [r.words for r in bash_runs("pwd\\\t<<< w")] == [("pwd\t",)]  # before a redirection
+
+
+def test_a_bang_glued_to_a_word_is_part_of_it() -> None:
+    """`!` is a reserved word only on its own: `![[ -n a ]]` runs `![[` (tree-sitter reads a
+    negated test; differential seed 2914186182); before a metacharacter it negates."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("![[ -n a ]] && cat a")]
+    assert words == [("![[", "-n", "a", "]]"), ("cat", "a")]
+    assert [r.words for r in bash_runs("!(rm x)")] == [("rm", "x")]
+    # glued through escaped blanks or a line continuation
+    assert [r.words for r in bash_runs("!\\\tls")] == [("!\tls",)]
+    assert [r.words for r in bash_runs("!\\\nls")] == [("!ls",)]
+
+
+def test_assignments_on_a_line_tree_sitter_glues_on_are_not_the_command() -> None:
+    """tree-sitter glues a line onto a pipeline's last command, its assignments as words;
+    bash runs `pwd` (differential seed 2590780359). A quoted one is the command's name."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("cargo test | sort\n\nA=1 B[0]=2 pwd || ls")]
+    assert words == [("cargo", "test"), ("sort",), ("pwd",), ("ls",)]
+    assert ("A=1", "rm") in [r.words for r in bash_runs('a | b\n"A=1" rm')]

@@ -90,6 +90,11 @@ exec sh
 """,
 }
 _EMULATED["doas"] = _EMULATED["sudo"]
+# sudo(8) sets the VAR=value words before the command in its environment; doas takes none
+_EMULATED["sudo"] = _EMULATED["sudo"].replace(
+    "[ $# -gt 0 ] && exec",
+    'while [[ $1 == [!=]*=* ]]; do export "$1"; shift; done\n[ $# -gt 0 ] && exec',
+)
 _EMULATED["toybox"] = _EMULATED["busybox"]
 
 DRIVER = r"""

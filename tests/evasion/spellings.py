@@ -145,6 +145,8 @@ LAYERS: dict[str, Layer] = {
     "pipeline": _compound(_pipeline),
     "coproc": _compound(lambda r, s: "coproc " + s.text),
     "time": _compound(lambda r, s: r.choice(["time ", "time -p "]) + s.text),
+    # assignments before a simple command (`coproc A=1 rm`, `sudo A=1 rm` run rm)
+    "assign": _runner("A=1 ", "A=1 B=2 ", "X+=y "),
     # runners
     "command": _runner("command ", "command -- "),
     "builtin": _runner("builtin command ", "builtin exec "),
@@ -182,7 +184,7 @@ LAYERS: dict[str, Layer] = {
                                 + f" <(echo {_q(s.text)})"),
     "bash-procsub": _simple(lambda r, s: f"{r.choice(['bash', 'sh'])} <(echo {_q(s.text)})"),
 }  # fmt: skip
-NEEDS_SIMPLE = frozenset({"command", "builtin", "exec", "env", "nohup", "nice", "timeout",
+NEEDS_SIMPLE = frozenset({"assign", "command", "builtin", "exec", "env", "nohup", "nice", "timeout",
                           "setsid", "stdbuf", "sudo", "xargs", "find-exec", "find-execdir",
                           "find-ok", "watch", "flock"})  # fmt: skip
 NEEDS_BARE = frozenset({"busybox"})

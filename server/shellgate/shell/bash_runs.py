@@ -34,7 +34,7 @@ from shellgate.shell.dangerous import trap_action
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.tsbash import parse, text
-from shellgate.shell.wrappers import RUNNERS, flock_source, unwrap
+from shellgate.shell.wrappers import BASH_ASSIGNMENT, RUNNERS, flock_source, unwrap
 
 UNKNOWABLE = "bash decides this command at run time"
 MAX_DEPTH = 8
@@ -387,7 +387,7 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
     saved = ctx.ifs_default
     if "IFS" in script and _IFS_SET.search(script):
         ctx.ifs_default = False  # the script sets IFS: $IFS splits where bash decides
-    root = tree.root_node
+    root, spelled = tree.root_node, src  # the tree, and the text it was read from
     if root.has_error and "{" in script:
         # `{rm,-rf,x}` where a command starts is brace expansion to bash (a group needs a blank
         # after `{`), an error to tree-sitter: the tree of the script with `_` for that brace
@@ -395,11 +395,46 @@ def _script(script: str, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
         braced = _BRACE_COMMAND.sub(r"\1\2_", script)
         again = parse(braced) if braced != script else None
         if again is not None and not again[0].root_node.has_error:
-            root = again[0].root_node
+            root, spelled = again[0].root_node, again[1]
     if root.has_error:
         ctx.add(Run((), via, unknowable="tree-sitter cannot read the script as bash would"))
+    elif _GLUED_BANG.search(src):
+        root = _unnegated(root, spelled)
     _walk(root, src, via, depth, ctx)
     ctx.ifs_default = saved
+
+
+# `!` is bash's reserved word only as a word of its own: `![[ -n a ]]` runs `![[`, where
+# tree-sitter reads a negated test (differential seed 2914186182). A metacharacter after it
+# does end it (`!(rm x)` negates a subshell).
+_GLUED_BANG = re.compile(rb"!(?![\s|&;()<>])")
+_ESCAPES_ONLY = re.compile(rb"(?:\\[ \t\n])*")
+
+
+def _unnegated(root: Node, src: bytes) -> Node:
+    """The tree of `src` (the text `root` was read from) with `_` for each `!` tree-sitter
+    reads as a negation but bash reads as the start of a word (same offsets: the words are
+    still read from the script)."""
+    bangs = []
+    cursor, more = root.walk(), True
+    while more:
+        node = cursor.node
+        if node is not None and node.type == "negated_command" and node.child_count > 1:
+            bang, after = node.children[0], node.children[1]
+            glued = _ESCAPES_ONLY.fullmatch(src, bang.end_byte, after.start_byte)  # `!\<TAB>ls`
+            if glued and _GLUED_BANG.match(src, bang.start_byte):
+                bangs.append(bang.start_byte)
+        if cursor.goto_first_child():
+            continue
+        while more and not cursor.goto_next_sibling():
+            more = cursor.goto_parent()
+    if not bangs:
+        return root
+    spelled = bytearray(src)
+    for at in bangs:
+        spelled[at : at + 1] = b"_"
+    again = parse(spelled.decode("utf-8", "surrogateescape"))
+    return again[0].root_node if again is not None and not again[0].root_node.has_error else root
 
 
 def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> None:
@@ -431,6 +466,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     previous: int | None = None  # where the word before ends
     for child in node.children:
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
+            if previous is not None:
+                _trailing_escapes(groups[-1], src, previous, via, ctx)
             groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child, src)]
             previous = None
             continue
@@ -456,6 +493,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                     ctx.add(Run((), via, unknowable=f"bash reads `{shown[:12]}` between words"))
                 groups[-1].append([start, end])
             previous = end
+    if previous is not None:
+        _trailing_escapes(groups[-1], src, previous, via, ctx)
     statement = _redirected(node)
     if statement is not None:
         for r in statement.named_children:
@@ -469,6 +508,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if not words:
             continue
         raws = [src[a:b].decode("utf-8", "surrogateescape") for a, b in words]
+        while n and raws and BASH_ASSIGNMENT.match(raws[0]):
+            del raws[0]  # a line tree-sitter glued on: `A=1 pwd` runs pwd (seed 2590780359)
         argv: list[str] = []
         dynamic: set[int] = set()
         for raw in raws:
@@ -519,6 +560,21 @@ def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
 # Blanks and escaped blanks between two of tree-sitter's words (`a\ b`, `a \ b`): bash reads
 # an escaped blank as part of a word.
 _ESCAPED_BLANKS = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t](?:[ \t]|\\[ \t])*")
+# Blanks and escaped blanks after a command's last word, up to the last escaped one.
+_TRAILING_ESCAPES = re.compile(rb"(?:[ \t]|\\[ \t])*\\[ \t]")
+
+
+def _trailing_escapes(
+    words: list[list[int]], src: bytes, end: int, via: tuple[str, ...], ctx: _Ctx
+) -> None:
+    """Escaped blanks right after a command's last word (`pwd\\<TAB>` at a line's end or
+    before a redirection): bash reads them as words, tree-sitter leaves them out."""
+    trailing = _TRAILING_ESCAPES.match(src, end)
+    if trailing is None:
+        return
+    if src[trailing.end() : trailing.end() + 1] == b"#":  # a word, not a comment, to bash
+        ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
+    _escaped_gap(words, trailing.group(), trailing.end(), trailing.end())
 
 
 def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> None:
@@ -942,10 +998,13 @@ _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, 
 
 def _skipped(words: tuple[str, ...]) -> int:
     """How many words at the head of a command are bash's syntax, not a command (a reserved
-    word, or a function's head `function NAME [()]` that tree-sitter left as a command):
-    bash runs what follows them."""
+    word, or a function's head `function NAME [()]` that tree-sitter left as a command), or
+    assignments tree-sitter left as words (`coproc { A=1 rm x; }`; a quoted `"A=1" rm` runs
+    `A=1` to bash, so this is stricter there): bash runs what follows them."""
     if words[0] in _RESERVED:
         return 1 if len(words) > 1 else 0
+    if BASH_ASSIGNMENT.match(words[0]):
+        return next((i for i, w in enumerate(words) if not BASH_ASSIGNMENT.match(w)), 0)
     if words[0] != "function" or len(words) < 3:
         return 0
     at = 2

@@ -9,6 +9,7 @@ decision and never raises.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -119,6 +120,12 @@ _SHELL_FLAGS_WITH_SCRIPT = ("-c", "-lc", "-ic", "-lic", "-ilc")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DASH_C = frozenset({"su", "script", "flock"})  # `-c SRC`: shell source, not an argv
 _NO_EXEC = {"command": ("-v", "-V")}  # `command -v x` only looks `x` up
+# Assignments before the command: env(1) and sudo(8) take any `NAME=VALUE` word; after the bash
+# keywords `coproc` and `time` (tree-sitter reads them as command names) `A=1 rm` is a simple
+# command with an assignment, so bash runs `rm` (differential seed 1987506524).
+BASH_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\+?=")  # `A=1`, `B[0]=2`, `C+=3`
+_ASSIGNS = dict.fromkeys(("env", "sudo"), re.compile(r"(?!-)[^=]*="))
+_ASSIGNS |= dict.fromkeys(("coproc", "time"), BASH_ASSIGNMENT)
 # The programs _visit_argv looks into by name (besides the POSIX shells, matched by spelling).
 _LOOKED_INTO = frozenset({*_WRAPPERS, *_DASH_C, "eval", "trap", "find"})
 
@@ -150,7 +157,7 @@ def unwrap(argv: Sequence[str]) -> tuple[str, list[str]] | None:
             break
         if name == "env" and arg.startswith(("-S", "--split-string")):
             return _env_split_string(argv, i)
-        if name == "env" and "=" in arg and not arg.startswith("-"):
+        if name in _ASSIGNS and _ASSIGNS[name].match(arg):
             i += 1
         elif name == "nice" and arg[:1] == "-" and arg[1:].lstrip("-").isdigit():
             i += 1  # the old `nice -10 cmd` form
