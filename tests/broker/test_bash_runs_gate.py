@@ -250,3 +250,13 @@ def test_assignments_on_a_line_tree_sitter_glues_on_are_not_the_command() -> Non
     words = [r.words for r in bash_runs("cargo test | sort\n\nA=1 B[0]=2 pwd || ls")]
     assert words == [("cargo", "test"), ("sort",), ("pwd",), ("ls",)]
     assert ("A=1", "rm") in [r.words for r in bash_runs('a | b\n"A=1" rm')]
+
+
+def test_the_words_after_the_time_keyword_run_as_they_are() -> None:
+    """bash's `time` takes only `-p` and `--`: `time -p<EM SPACE>sort` runs `-p<EM SPACE>sort`
+    (one word to bash; differential seed 1913291303); /usr/bin/time's reading is kept too."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("time -p\u2003sort && true")]
+    assert ("-p\u2003sort",) in words
+    assert {("-f", "x", "rm"), ("rm",)} <= set(r.words for r in bash_runs("time -f x rm"))

@@ -865,6 +865,12 @@ def _argv(
         return source(" ".join(unwrapped[1]), None, "sudo -s") if unwrapped else True
     if name == "find":
         return _find(words, dynamic, via, depth, ctx)
+    if words[0] in ("time", "coproc"):  # bash's keywords, which tree-sitter reads as names
+        at, unwrapped = _keyword_body(words), unwrap(list(words))
+        # the words after them run as they are (`time -x` runs `-x`); /usr/bin/time (piped,
+        # or after a runner) reads its own options: both when they differ
+        if (unwrapped is None or len(unwrapped[1]) != len(words) - at) and not inner(at):
+            return False
     canonical = canonical_words(words)
     if canonical is not None:
         kept, start = canonical
@@ -995,6 +1001,18 @@ _RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "elif", "i
 _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, *_RESERVED,
                          "eval", "source", ".", "alias", "trap", "watch", "find", "function",
                          "sudo"})  # fmt: skip
+
+
+def _keyword_body(words: tuple[str, ...]) -> int:
+    """Where the command after bash's `time` or `coproc` keyword starts: past `time`'s `-p`
+    and `--` (its only options) and any assignments (differential seed 1913291303)."""
+    at = 1
+    if words[0] == "time":
+        at += words[at : at + 1] == ("-p",)
+        at += words[at : at + 1] == ("--",)
+    while at < len(words) and BASH_ASSIGNMENT.match(words[at]):
+        at += 1
+    return at
 
 
 def _skipped(words: tuple[str, ...]) -> int:
