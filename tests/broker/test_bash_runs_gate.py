@@ -260,3 +260,14 @@ def test_the_words_after_the_time_keyword_run_as_they_are() -> None:
     words = [r.words for r in bash_runs("time -p\u2003sort && true")]
     assert ("-p\u2003sort",) in words
     assert {("-f", "x", "rm"), ("rm",)} <= set(r.words for r in bash_runs("time -f x rm"))
+
+
+def test_escaped_blanks_before_a_command_s_redirection_are_its_name() -> None:
+    """`\\ <<< w` runs ` ` (tree-sitter reads a statement of redirections only; differential
+    seed 3383860901); words after the redirection are its arguments."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("echo RAN&& \\ <<< word\nrm -rf x")]
+    assert words == [("echo", "RAN"), (" ",), ("rm", "-rf", "x")]
+    assert [r.words for r in bash_runs("\\ <<< w x")] == [(" ", "x")]
+    assert [r.words for r in bash_runs("\\  ab")] == [(" ", "ab")]

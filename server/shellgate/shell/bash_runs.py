@@ -445,7 +445,9 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
         descend = True
         if node is not None and node.is_named:
             kind = node.type
-            if kind == "command" and not _command(node, src, via, depth, ctx):
+            # a statement of redirections only (`\\ <<< w`) runs the escaped blanks before it
+            bare = kind == "redirected_statement" and node.child_by_field_name("body") is None
+            if (kind == "command" or bare) and not _command(node, src, via, depth, ctx):
                 return
             # text holds a command only inside a substitution (a long heredoc is not walked)
             descend = kind not in _WORDS or bool(
@@ -461,8 +463,9 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
     """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
     ends). False once the bound is reached."""
-    groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
-    previous: int | None = None  # where the word before ends
+    lead = _lead_words(src, node.start_byte)  # `\\ <<< w x` runs ` x`: left out of the tree
+    groups: list[list[list[int]]] = [lead]  # commands -> words -> [start, end] byte offsets
+    previous: int | None = lead[-1][1] if lead else None  # where the word before ends
     for child in node.children:
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
             if previous is not None:
@@ -544,6 +547,18 @@ def _escaped_lead(src: bytes, start: int) -> int:
             break
         start -= 2
     return start
+
+
+def _lead_words(src: bytes, start: int) -> list[list[int]]:
+    """The words of escaped blanks bash reads right before `start`, where tree-sitter starts a
+    command (after blanks and escaped blanks back to the operator or line before it)."""
+    at = start
+    while at >= 1 and src[at - 1 : at] in (b" ", b"\t"):
+        n = 0
+        while at - 2 - n >= 0 and src[at - 2 - n : at - 1 - n] == b"\\":
+            n += 1
+        at -= 2 if n % 2 else 1
+    return [list(m.span()) for m in _UNQUOTED_PIECE.finditer(src, at, start)]
 
 
 def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
