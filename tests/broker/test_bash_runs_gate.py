@@ -271,3 +271,14 @@ def test_escaped_blanks_before_a_command_s_redirection_are_its_name() -> None:
     assert words == [("echo", "RAN"), (" ",), ("rm", "-rf", "x")]
     assert [r.words for r in bash_runs("\\ <<< w x")] == [(" ", "x")]
     assert [r.words for r in bash_runs("\\  ab")] == [(" ", "ab")]
+
+
+def test_comments_tree_sitter_misplaces() -> None:
+    """A comment on a line tree-sitter glued on is no argument (differential seed 1279104430);
+    `\\ #` is a word to bash, where tree-sitter reads a comment: asked (seed 1720472783)."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("echo hi | git push --force\nls -la # c\nls")]
+    assert ("ls", "-la") in words
+    assert any(r.unknowable for r in bash_runs("head || echo RAN && \\ #\nhead -n 5"))
+    assert [r.words for r in bash_runs("ls; \\  #c")] == [("ls",), (" ",)]

@@ -449,6 +449,8 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
             bare = kind == "redirected_statement" and node.child_by_field_name("body") is None
             if (kind == "command" or bare) and not _command(node, src, via, depth, ctx):
                 return
+            if kind == "comment" and not _comment(node, src, via, depth, ctx):
+                return
             # text holds a command only inside a substitution (a long heredoc is not walked)
             descend = kind not in _WORDS or bool(
                 _SUBSTITUTION.search(src, node.start_byte, node.end_byte)
@@ -475,6 +477,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
             continue
         if child.type == "variable_assignment":
             previous = None
+            continue
+        if child.type == "comment":  # on a line tree-sitter glued on (seed 1279104430)
             continue
         if not child.is_named and child.type != "$":
             continue
@@ -547,6 +551,21 @@ def _escaped_lead(src: bytes, start: int) -> int:
             break
         start -= 2
     return start
+
+
+def _comment(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
+    """A comment of tree-sitter's after escaped blanks: glued to them, bash reads the `#` in a
+    word (asked; differential seed 1720472783: `&& \\ #`); after a blank, the escaped blanks
+    are a command of their own where a command starts. False once the bound is reached."""
+    lead = _lead_words(src, node.start_byte)
+    if not lead:
+        return True
+    if lead[-1][1] == node.start_byte:
+        return ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
+    if src[: lead[0][0]].rstrip(b" \t")[-1:] not in (b"", b"\n", b";", b"&", b"|", b"(", b")"):
+        return True  # arguments of the command before them, read with it
+    words = tuple(read_word(src[a:b].decode()).fields[0][0] for a, b in lead)
+    return _argv(words, frozenset(), via, depth, ctx, _no_input)
 
 
 def _lead_words(src: bytes, start: int) -> list[list[int]]:
