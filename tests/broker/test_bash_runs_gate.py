@@ -282,3 +282,13 @@ def test_comments_tree_sitter_misplaces() -> None:
     assert ("ls", "-la") in words
     assert any(r.unknowable for r in bash_runs("head || echo RAN && \\ #\nhead -n 5"))
     assert [r.words for r in bash_runs("ls; \\  #c")] == [("ls",), (" ",)]
+
+
+def test_a_redirection_s_words_with_no_blank_between_are_one() -> None:
+    """`<<EOF -x<EM SPACE>-f` passes one word (tree-sitter: two; differential seed 2784280773);
+    the word before the redirection is never joined to them."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("npm test <<EOF -x\u2003-f\nhi\nEOF\nls")]
+    assert words == [("npm", "test", "-x\u2003-f"), ("ls",)]
+    assert [r.words for r in bash_runs("rm>f\u2003x")] == [("rm",)]

@@ -472,7 +472,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
             if previous is not None:
                 _trailing_escapes(groups[-1], src, previous, via, ctx)
-            groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child, src)]
+            _add_words(groups[-1], _redirect_words(child, src), src)
             previous = None
             continue
         if child.type == "variable_assignment":
@@ -505,7 +505,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     if statement is not None:
         for r in statement.named_children:
             if r.type in _REDIRECTS:
-                groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(r, src)]
+                _add_words(groups[-1], _redirect_words(r, src), src)
 
     def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
         return _stdin_of(node, src, ctx)
@@ -639,6 +639,17 @@ def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> No
 
 _NOT_WORDS = frozenset({"file_descriptor", "heredoc_start", "heredoc_body", "heredoc_end",
                         "pipeline", *_REDIRECTS})  # fmt: skip
+
+
+def _add_words(words: list[list[int]], nodes: list[Node], src: bytes) -> None:
+    """Append the spans of `nodes`; one with no blank before it (nothing, a line continuation,
+    a Unicode space) extends the word before: `<<EOF -x<EM SPACE>-f` passes `-x<EM SPACE>-f`
+    (differential seed 2784280773)."""
+    for i, w in enumerate(nodes):  # (the first follows the redirection's target: a new word)
+        if i and not _BLANK.search(src[words[-1][1] : w.start_byte].replace(b"\\\n", b"")):
+            words[-1][1] = w.end_byte
+        else:
+            words.append([w.start_byte, w.end_byte])
 
 
 def _redirect_words(r: Node, src: bytes) -> list[Node]:
