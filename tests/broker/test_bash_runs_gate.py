@@ -250,3 +250,45 @@ def test_assignments_on_a_line_tree_sitter_glues_on_are_not_the_command() -> Non
     words = [r.words for r in bash_runs("cargo test | sort\n\nA=1 B[0]=2 pwd || ls")]
     assert words == [("cargo", "test"), ("sort",), ("pwd",), ("ls",)]
     assert ("A=1", "rm") in [r.words for r in bash_runs('a | b\n"A=1" rm')]
+
+
+def test_the_words_after_the_time_keyword_run_as_they_are() -> None:
+    """bash's `time` takes only `-p` and `--`: `time -p<EM SPACE>sort` runs `-p<EM SPACE>sort`
+    (one word to bash; differential seed 1913291303); /usr/bin/time's reading is kept too."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("time -p\u2003sort && true")]
+    assert ("-p\u2003sort",) in words
+    assert {("-f", "x", "rm"), ("rm",)} <= set(r.words for r in bash_runs("time -f x rm"))
+
+
+def test_escaped_blanks_before_a_command_s_redirection_are_its_name() -> None:
+    """`\\ <<< w` runs ` ` (tree-sitter reads a statement of redirections only; differential
+    seed 3383860901); words after the redirection are its arguments."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("echo RAN&& \\ <<< word\nrm -rf x")]
+    assert words == [("echo", "RAN"), (" ",), ("rm", "-rf", "x")]
+    assert [r.words for r in bash_runs("\\ <<< w x")] == [(" ", "x")]
+    assert [r.words for r in bash_runs("\\  ab")] == [(" ", "ab")]
+
+
+def test_comments_tree_sitter_misplaces() -> None:
+    """A comment on a line tree-sitter glued on is no argument (differential seed 1279104430);
+    `\\ #` is a word to bash, where tree-sitter reads a comment: asked (seed 1720472783)."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("echo hi | git push --force\nls -la # c\nls")]
+    assert ("ls", "-la") in words
+    assert any(r.unknowable for r in bash_runs("head || echo RAN && \\ #\nhead -n 5"))
+    assert [r.words for r in bash_runs("ls; \\  #c")] == [("ls",), (" ",)]
+
+
+def test_a_redirection_s_words_with_no_blank_between_are_one() -> None:
+    """`<<EOF -x<EM SPACE>-f` passes one word (tree-sitter: two; differential seed 2784280773);
+    the word before the redirection is never joined to them."""
+    from shellgate.shell.bash_runs import bash_runs
+
+    words = [r.words for r in bash_runs("npm test <<EOF -x\u2003-f\nhi\nEOF\nls")]
+    assert words == [("npm", "test", "-x\u2003-f"), ("ls",)]
+    assert [r.words for r in bash_runs("rm>f\u2003x")] == [("rm",)]

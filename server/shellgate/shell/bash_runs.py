@@ -446,7 +446,11 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
         descend = True
         if node is not None and node.is_named:
             kind = node.type
-            if kind == "command" and not _command(node, src, via, depth, ctx):
+            # a statement of redirections only (`\\ <<< w`) runs the escaped blanks before it
+            bare = kind == "redirected_statement" and node.child_by_field_name("body") is None
+            if (kind == "command" or bare) and not _command(node, src, via, depth, ctx):
+                return
+            if kind == "comment" and not _comment(node, src, via, depth, ctx):
                 return
             # text holds a command only inside a substitution (a long heredoc is not walked)
             descend = kind not in _WORDS or bool(
@@ -462,17 +466,20 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
 def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
     """The runs of one tree-sitter `command` (several when tree-sitter glued lines bash
     ends). False once the bound is reached."""
-    groups: list[list[list[int]]] = [[]]  # commands -> words -> [start, end] byte offsets
-    previous: int | None = None  # where the word before ends
+    lead = _lead_words(src, node.start_byte)  # `\\ <<< w x` runs ` x`: left out of the tree
+    groups: list[list[list[int]]] = [lead]  # commands -> words -> [start, end] byte offsets
+    previous: int | None = lead[-1][1] if lead else None  # where the word before ends
     for child in node.children:
         if child.type in _REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
             if previous is not None:
                 _trailing_escapes(groups[-1], src, previous, via, ctx)
-            groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(child, src)]
+            _add_words(groups[-1], _redirect_words(child, src), src)
             previous = None
             continue
         if child.type == "variable_assignment":
             previous = None
+            continue
+        if child.type == "comment":  # on a line tree-sitter glued on (seed 1279104430)
             continue
         if not child.is_named and child.type != "$":
             continue
@@ -499,7 +506,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     if statement is not None:
         for r in statement.named_children:
             if r.type in _REDIRECTS:
-                groups[-1] += [[w.start_byte, w.end_byte] for w in _redirect_words(r, src)]
+                _add_words(groups[-1], _redirect_words(r, src), src)
 
     def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
         return _stdin_of(node, src, ctx)
@@ -545,6 +552,33 @@ def _escaped_lead(src: bytes, start: int) -> int:
             break
         start -= 2
     return start
+
+
+def _comment(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -> bool:
+    """A comment of tree-sitter's after escaped blanks: glued to them, bash reads the `#` in a
+    word (asked; differential seed 1720472783: `&& \\ #`); after a blank, the escaped blanks
+    are a command of their own where a command starts. False once the bound is reached."""
+    lead = _lead_words(src, node.start_byte)
+    if not lead:
+        return True
+    if lead[-1][1] == node.start_byte:
+        return ctx.add(Run((), via, unknowable="bash reads `#` after an escaped blank as a word"))
+    if src[: lead[0][0]].rstrip(b" \t")[-1:] not in (b"", b"\n", b";", b"&", b"|", b"(", b")"):
+        return True  # arguments of the command before them, read with it
+    words = tuple(read_word(src[a:b].decode()).fields[0][0] for a, b in lead)
+    return _argv(words, frozenset(), via, depth, ctx, _no_input)
+
+
+def _lead_words(src: bytes, start: int) -> list[list[int]]:
+    """The words of escaped blanks bash reads right before `start`, where tree-sitter starts a
+    command (after blanks and escaped blanks back to the operator or line before it)."""
+    at = start
+    while at >= 1 and src[at - 1 : at] in (b" ", b"\t"):
+        n = 0
+        while at - 2 - n >= 0 and src[at - 2 - n : at - 1 - n] == b"\\":
+            n += 1
+        at -= 2 if n % 2 else 1
+    return [list(m.span()) for m in _UNQUOTED_PIECE.finditer(src, at, start)]
 
 
 def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
@@ -606,6 +640,17 @@ def _escaped_gap(words: list[list[int]], gap: bytes, start: int, end: int) -> No
 
 _NOT_WORDS = frozenset({"file_descriptor", "heredoc_start", "heredoc_body", "heredoc_end",
                         "pipeline", *_REDIRECTS})  # fmt: skip
+
+
+def _add_words(words: list[list[int]], nodes: list[Node], src: bytes) -> None:
+    """Append the spans of `nodes`; one with no blank before it (nothing, a line continuation,
+    a Unicode space) extends the word before: `<<EOF -x<EM SPACE>-f` passes `-x<EM SPACE>-f`
+    (differential seed 2784280773)."""
+    for i, w in enumerate(nodes):  # (the first follows the redirection's target: a new word)
+        if i and not _BLANK.search(src[words[-1][1] : w.start_byte].replace(b"\\\n", b"")):
+            words[-1][1] = w.end_byte
+        else:
+            words.append([w.start_byte, w.end_byte])
 
 
 def _redirect_words(r: Node, src: bytes) -> list[Node]:
@@ -864,6 +909,12 @@ def _argv(
         return source(" ".join(unwrapped[1]), None, "sudo -s") if unwrapped else True
     if name == "find":
         return _find(words, dynamic, via, depth, ctx)
+    if words[0] in ("time", "coproc"):  # bash's keywords, which tree-sitter reads as names
+        at, unwrapped = _keyword_body(words), unwrap(list(words))
+        # the words after them run as they are (`time -x` runs `-x`); /usr/bin/time (piped,
+        # or after a runner) reads its own options: both when they differ
+        if (unwrapped is None or len(unwrapped[1]) != len(words) - at) and not inner(at):
+            return False
     canonical = canonical_words(words)
     if canonical is not None:
         kept, start = canonical
@@ -994,6 +1045,18 @@ _RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "elif", "i
 _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, *_RESERVED,
                          "eval", "source", ".", "alias", "trap", "watch", "find", "function",
                          "sudo"})  # fmt: skip
+
+
+def _keyword_body(words: tuple[str, ...]) -> int:
+    """Where the command after bash's `time` or `coproc` keyword starts: past `time`'s `-p`
+    and `--` (its only options) and any assignments (differential seed 1913291303)."""
+    at = 1
+    if words[0] == "time":
+        at += words[at : at + 1] == ("-p",)
+        at += words[at : at + 1] == ("--",)
+    while at < len(words) and BASH_ASSIGNMENT.match(words[at]):
+        at += 1
+    return at
 
 
 def _skipped(words: tuple[str, ...]) -> int:
