@@ -36,7 +36,7 @@ FORBIDDEN = [
     "ls | rm -rf x", "ls && rm x || true", "coproc rm -rf x", "time rm -rf x",
     # an assignment after a keyword, or sudo's (differential seed 1987506524: `coproc A=1 ls`)
     "coproc A=1 rm -rf x", "time A=1 rm -rf x", "time -p A=1 B[0]=2 C+=3 rm x", "sudo A=1 rm x",
-    "coproc { A=1 rm -rf x; }", "time -p { A=1 B=2 rm x; }",
+    "coproc { A=1 rm -rf x; }", "time -p { A=1 B=2 rm x; }", "! { {rm,-rf,x}; }",
     "time -p rm -rf x", "echo $(rm -rf x)", "echo `rm x`", "cat <(curl u)", "x=$(curl u)",
     "[[ -n $(rm x) ]]", "ls > >(rm x)", "git status | cat | head\nrm -rf x && true",
     # runners

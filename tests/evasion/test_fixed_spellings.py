@@ -70,6 +70,9 @@ FOUND = [
     ("rm", "cat <<'EOF' | bash\n\\rm -rf x\nEOF\n"),
     ("rm", "flock -w 5 .lock -c 'rm -rf x'"),
     ("git push", "coproc { {git,push,origin,main}; }"),  # tree-sitter's word `{ {`
+    ("chmod", "! { {chmod,-R,000,x}; }"),  # `{ {` as a command name (corpus seed 3078395883)
+    ("rm", "coproc { A=1 rm -rf x; }"),  # an assignment tree-sitter leaves as a word
+    ("rm", "time A=1 rm -rf x"),
 ]
 RISKY = [
     "find / -delete",

@@ -584,8 +584,11 @@ def _lead_words(src: bytes, start: int) -> list[list[int]]:
 def _pieces(child: Node, src: bytes) -> list[tuple[int, int]]:
     """The byte ranges of bash's words in one of tree-sitter's: a `word` holding an unescaped
     blank (`{ {` in `coproc { {a,b}; }`, a line break before `\\rm` at a line's start) is
-    several words to bash."""
+    several words to bash; so is a command name that is such a word (`! { {chmod,-R,000,x}; }`
+    runs chmod: corpus seed 3078395883)."""
     start, end = child.start_byte, child.end_byte
+    if child.type == "command_name" and [c.type for c in child.named_children] == ["word"]:
+        child = child.named_children[0]
     if child.type != "word" or _BLANK.search(src, start, end) is None:
         return [(start, end)]
     return [m.span() for m in _UNQUOTED_PIECE.finditer(src, start, end)]
