@@ -76,7 +76,8 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         pending[next_id] = fut
         await send({"id": next_id, "method": method, "params": params})
-        return await asyncio.wait_for(fut, 30)
+        # generous: a cold Codex binary alone can take 8-15 s to read from disk
+        return await asyncio.wait_for(fut, 120)
 
     async def reader() -> None:
         assert proc.stdout is not None
@@ -126,7 +127,7 @@ async def run(config: dict[str, Any]) -> dict[str, Any]:
     except (TimeoutError, BrokenPipeError, ConnectionResetError):
         init = {"error": "no answer"}
     if "error" in init:
-        rc = await asyncio.wait_for(proc.wait(), 10)
+        rc = await asyncio.wait_for(proc.wait(), 60)
         err = (await proc.stderr.read()).decode(errors="replace")
         task.cancel()
         standin.stop()

@@ -109,7 +109,14 @@ def check_codex(codex_home: Path, codex: str | None, cwd: str, env: Mapping[str,
     return problems
 
 
-def hooks_list(codex: str, cwd: str, env: Mapping[str, str], timeout: float = 30) -> list[Any]:
+# Codex's first start reads its 300 MB binary from disk: 8-15 s seen on a quiet machine whose
+# page cache had dropped it, more under load. A slow start is not a dead hook.
+HOOKS_LIST_TIMEOUT = 120.0
+
+
+def hooks_list(
+    codex: str, cwd: str, env: Mapping[str, str], timeout: float = HOOKS_LIST_TIMEOUT
+) -> list[Any]:
     argv = [
         codex,
         "app-server",
