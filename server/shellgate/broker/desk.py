@@ -62,6 +62,7 @@ class Entry:
     answer: AgentAnswer | None = None
     answered_at: float | None = None
     rung: Rung | None = None  # the "don't ask again" ladder's pick, when not Codex's own
+    amendment: tuple[str, ...] | None = None  # Codex's, as the question offered it
 
     def to_json(self) -> dict[str, Any]:
         a = self.answer
@@ -130,12 +131,11 @@ class Desk:
             entry.state = "failed"
             self.on_change(self)
             raise
-        amendment = _offered(request, decision)
         if answer.answer == ReviewDecision.APPROVED_EXECPOLICY_AMENDMENT.wire and (
-            entry.rung is not None or amendment
+            entry.rung is not None or entry.amendment
         ):
             # Outside the timeout: once the person said so, the line is written or reported.
-            written = await asyncio.to_thread(self._amend, entry.rung, amendment)
+            written = await asyncio.to_thread(self._amend, entry.rung, entry.amendment)
             answer = AgentAnswer(answer.answer, written.failure or answer.message, written.line)
         entry.answer, entry.state, entry.answered_at = answer, "answered", time.time()
         self.on_change(self)
@@ -150,6 +150,7 @@ class Desk:
         if request.session_id and key in self._session and not decision.managed:
             return AgentAnswer("acceptForSession", "approved earlier in this session")
         question = self.question(entry.id, request, decision)
+        entry.amendment = question.proposed_amendment
         async with self._turn:
             entry.state = "asking"
             self.on_change(self)
