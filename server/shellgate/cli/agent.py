@@ -166,6 +166,12 @@ def main(argv: list[str]) -> int:
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd
+    try:
+        " ".join(args.task).encode("utf-8")  # undecodable bytes arrive as lone surrogates
+    except UnicodeEncodeError:
+        print(f"{PROG}: error: the task is not valid UTF-8 (the model reads text)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if args.max_turns < 1 or args.budget <= 0:
         print(f"{PROG}: error: --max-turns and --budget must be positive", file=sys.stderr)
         return 2

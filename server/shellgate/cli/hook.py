@@ -26,14 +26,24 @@ AGENTS = {
     "copilot": "shellgate.hooks.copilot",
 }
 EXIT_BLOCK = 2
-USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy POLICY]
+AGENT_NAMES = "|".join(AGENTS)
+# The subcommands beside the agents (the CLI test enumerates these and AGENTS).
+TOOLS = ("install", "uninstall", "doctor", "status")
+SUBCOMMANDS = (*AGENTS, *TOOLS)
+USAGE = f"""usage: {PROG} {AGENT_NAMES} [--approval-policy POLICY]
                       [--sandbox read-only|workspace-write|danger-full-access]
                       [--network off|full]
                       [--fallback ask|deny] [--ask-timeout SECONDS] [--deadline SECONDS]
-       {PROG} install codex|claude-code|gemini|copilot [--scope user|project] [--uninstall]
-       {PROG} uninstall codex|claude-code|gemini|copilot [--scope user|project]
-       {PROG} doctor [codex|claude-code|gemini|copilot ...]
+       {PROG} install {AGENT_NAMES} [--scope user|project|managed]
+                      [--sandbox read-only|workspace-write|danger-full-access]
+                      [--network off|full] [--fallback ask|deny] [--approval-policy POLICY]
+                      [--deadline SECONDS] [--project DIR] [--codex-home DIR] [--uninstall]
+       {PROG} uninstall {AGENT_NAMES} [--scope user|project|managed]
+                      [--project DIR] [--codex-home DIR]
+       {PROG} doctor [{AGENT_NAMES} ...]
        {PROG} status [--json] [--project DIR]
+
+`{PROG} install --help` (and doctor, status) for their options.
 
 Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --approval-policy  Codex's approval policy for the chain (default: Codex's config files',
@@ -72,8 +82,6 @@ def main(argv: list[str]) -> int:
         from shellgate.hooks.status import main as status_main
 
         return status_main(argv[1:])
-
-        return install_main(argv[1:])
     if argv[0] == "doctor":
         # deferred: `hook doctor` only (~45 ms)
         from shellgate.hooks import doctor
@@ -86,13 +94,17 @@ def main(argv: list[str]) -> int:
         # know gets its command blocked (exit 2 either way).
         asked_for_help = any(a in ("-h", "--help") for a in argv[1:])
         print(
-            f"{PROG}: error: unknown agent or command {agent!r} (agents: codex, claude-code, "
-            "gemini, copilot; commands: install, uninstall, doctor, status)"
+            f"{PROG}: error: unknown agent or command {agent!r} (agents: {', '.join(AGENTS)}; "
+            f"commands: {', '.join(TOOLS)})"
             + ("" if asked_for_help else ": blocked"),
             file=sys.stderr,
         )
         if asked_for_help:
             print(USAGE, file=sys.stderr)
+        return EXIT_BLOCK
+    if any(a in ("-h", "--help") for a in argv[1:]):
+        # A person asking; a hook configured with it would otherwise run without a decision.
+        print(f"{PROG} {agent}: --help is not a hook option: blocked\n\n{USAGE}", file=sys.stderr)
         return EXIT_BLOCK
     try:
         return _run(agent, argv[1:])

@@ -14,6 +14,7 @@ from pathlib import Path
 from shellgate.cli import common
 
 PROG = "shellgate mcp"
+SUBCOMMANDS = ("install",)
 
 
 def _serve_parser() -> argparse.ArgumentParser:
