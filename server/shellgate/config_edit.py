@@ -46,16 +46,28 @@ def read_json(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8") or "{}")
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); "
                           "fix it or move it away, nothing was written") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"
-                          ) from None  # fmt: skip
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}:{not_utf8_at(raw, exc.start)}: not UTF-8 (byte "
+                          f"0x{raw[exc.start]:02x}); fix it or move it away, nothing was "
+                          "written") from None  # fmt: skip
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}:1:1: expected a JSON object; nothing was written")
     return data
+
+
+def not_utf8_at(raw: bytes, start: int) -> str:
+    """`line:column` of the byte at `start` (the column in characters, as editors count)."""
+    line_start = raw.rfind(b"\n", 0, start) + 1
+    column = len(raw[line_start:start].decode("utf-8", errors="replace")) + 1
+    line = raw.count(b"\n", 0, start) + 1
+    return f"{line}:{column}"
 
 
 def member(data: dict[str, Any], key: str, kind: type, path: Path) -> Any:

@@ -63,6 +63,17 @@ class Home:
         env.update(extra)
         return env
 
+    def npm_global(self, *names: str) -> Path:
+        """The real CLIs `names` ("claude", "gemini", "copilot") where `npm install -g` with
+        the prefix ~/.npm-global puts them (not on PATH): `hook doctor` must find them there."""
+        import realtools  # deferred: only the doctor's tests install CLIs in a home
+
+        bin_dir = self.home / ".npm-global" / "bin"
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            (bin_dir / name).symlink_to(realtools.require(realtools.tool_path(name)))
+        return bin_dir
+
     def install(self, agent: str, *flags: str) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "shellgate", "hook", "install", agent, *flags],

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from agents import Home
 
+import realtools
+
 RULES = (
     'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")\n'
     'prefix_rule(pattern=["touch", "asked"], decision="prompt", justification="look first")\n'
@@ -209,7 +211,9 @@ def shellgate(home: Home, *args: str) -> subprocess.CompletedProcess[str]:
                           cwd=home.ws, capture_output=True, text=True, timeout=60)  # fmt: skip
 
 
+@realtools.needs("copilot")
 def test_install_user_and_project_uninstall_and_doctor(home: Home) -> None:
+    home.npm_global("copilot")
     missing = shellgate(home, "doctor", "copilot")
     assert missing.returncode == 1 and "no ShellGate hook" in missing.stdout
     out = home.install("copilot", "--sandbox", "workspace-write")

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from agents import Home
 
+import realtools
+
 EVENTS = {
     "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
     "claude-code": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}},
@@ -253,6 +255,7 @@ def test_gemini_judges_the_command_where_it_runs(home: Home) -> None:
     assert f"--cwd {sub} " in rewritten
 
 
+@realtools.needs("claude", "gemini")
 def test_doctor_runs_the_installed_hooks(home: Home) -> None:
     def doctor(agent: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -264,6 +267,7 @@ def test_doctor_runs_the_installed_hooks(home: Home) -> None:
             timeout=60,
         )
 
+    home.npm_global("claude", "gemini")
     missing = doctor("claude-code")
     assert missing.returncode == 1 and "no ShellGate PreToolUse hook" in missing.stdout
     home.install("claude-code")

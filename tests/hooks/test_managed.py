@@ -250,6 +250,7 @@ def test_with_deny_read_a_hook_without_sandbox_still_confines_read_only(home: Ho
 
 def test_doctor_finds_the_managed_hooks_live(home: Home) -> None:
     codex = str(realtools.codex())
+    home.npm_global("claude", "gemini")
     for agent in ETC:
         managed_install(home, agent)
     doctor = [sys.executable, "-m", "shellgate", "hook", "doctor", *ETC, "--codex", codex]

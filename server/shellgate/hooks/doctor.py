@@ -1,5 +1,8 @@
 """`shellgate hook doctor [AGENT ...]`: is ShellGate's hook live, and if not, what is wrong.
 
+First, is the agent installed at all (agent_cli: PATH, npm's folders): a hook written for an
+agent that is not installed is not live, and the doctor says both.
+
 Codex: its app-server's `hooks/list` must say `trusted` for our hooks (an untrusted or
 modified hook is skipped silently). Claude Code and Gemini: the installed command, run on a
 sample event, must answer in the agent's format; for Gemini the policy must be in place.
@@ -15,7 +18,6 @@ import argparse
 import json
 import os
 import selectors
-import shutil
 import subprocess
 import time
 from collections.abc import Mapping
@@ -26,7 +28,7 @@ from shellgate.codexconfig.layers import default_codex_home
 from shellgate.config_edit import ConfigError
 from shellgate.exec.probe import bwrap_version, run_probe, userns_refused
 from shellgate.exec.sandbox import locate_bwrap
-from shellgate.hooks import install, install_managed
+from shellgate.hooks import agent_cli, install, install_managed
 from shellgate.hooks.copilot_install import hook_file, installed_command
 
 PROG = "shellgate hook doctor"
@@ -81,15 +83,11 @@ def check_json_agent(agent: str, settings: Path, events: tuple[str, ...], cwd: s
     return problems
 
 
-def check_codex(codex_home: Path, codex: str | None, cwd: str, env: Mapping[str, str]) -> list[str]:
+def check_codex(codex_home: Path, codex: str, cwd: str, env: Mapping[str, str]) -> list[str]:
     declaring = [codex_home.absolute() / "hooks.json", Path(cwd).absolute() / ".codex/hooks.json"]
     ours = {p: install.our_commands(p, "codex") for p in declaring if p.exists()}
     if not any(ours.values()) and not install_managed.codex_installed():
         return [f"{declaring[0]}: no ShellGate hook: run `shellgate hook install codex`"]
-    if codex is None:
-        return [
-            "codex not found on PATH (give --codex PATH): cannot ask it whether it trusts the hook"
-        ]
     try:
         entries = hooks_list(codex, cwd, {**env, "CODEX_HOME": str(codex_home)})
     except (OSError, TimeoutError, ValueError) as exc:
@@ -277,7 +275,8 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     p.add_argument(
         "agents", nargs="*", metavar="AGENT", help="codex, claude-code, gemini, copilot"
     )
-    p.add_argument("--codex", metavar="PATH", help="the codex binary (default: codex on PATH)")
+    p.add_argument("--codex", metavar="PATH",
+                   help="the codex binary (default: codex on PATH or where npm installs it)")
     p.add_argument("--codex-home", metavar="DIR", help="default: $CODEX_HOME, else ~/.codex")
     try:
         opts = p.parse_args(args)
@@ -289,27 +288,64 @@ def main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
     cwd = os.getcwd()
     failed = False
     for agent in opts.agents or AGENTS:
-        if agent == "codex":
-            home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
-            problems = check_codex(home, opts.codex or shutil.which("codex"), cwd, env)
-        elif agent == "claude-code":
-            settings = _settings(agent, install_managed.CLAUDE_MANAGED, cwd, env)
-            problems = check_json_agent(agent, settings, ("PreToolUse", "PermissionRequest"), cwd)
-        elif agent == "copilot":
-            problems = check_copilot(env, cwd)
-        else:
-            home = install.gemini_home(env)
-            settings = _settings(agent, install_managed.gemini_settings(env), cwd, env)
-            problems = check_json_agent(agent, settings, ("BeforeTool",), cwd)
-            policies = [home / "policies", install_managed.GEMINI_SYSTEM / "policies"]
-            if not any((d / "shellgate.toml").exists() for d in policies):
-                problems.append(
-                    f"{home / 'policies' / 'shellgate.toml'} is missing: Gemini never "
-                    "offers run_shell_command to the model in -p, so the hook never runs"
-                )
+        try:
+            problems = check(agent, opts, cwd, env)
+        except ConfigError as exc:  # a settings file that does not parse: named, not raised
+            problems = [str(exc)]
         failed |= bool(problems)
         print(f"{agent}: " + ("live" if not problems else "NOT live"))
         for problem in problems:
             print(f"  - {problem}")
     print("\n".join(sandbox_report(cwd)))
     return 1 if failed else 0
+
+
+def check(agent: str, opts: argparse.Namespace, cwd: str, env: Mapping[str, str]) -> list[str]:
+    """What stops `agent`'s hook from running: the agent not installed, the hook missing or
+    not answering. Empty when it is live."""
+    if agent == "codex":
+        home = Path(opts.codex_home) if opts.codex_home else default_codex_home(env)
+        codex = opts.codex or agent_cli.find("codex", env, Path(cwd))
+        if codex is None:
+            return [agent_cli.not_found("codex"), *_codex_hook_state(home, cwd)]
+        return check_codex(home, str(codex), cwd, env)
+    if agent == "copilot":
+        problems = check_copilot(env, cwd)
+        hosts = {"Copilot CLI": agent_cli.find("copilot", env, Path(cwd)),
+                 "VS Code": agent_cli.find("vscode", env, Path(cwd))}  # fmt: skip
+        if any(hosts.values()):
+            return problems
+        missing = [agent_cli.not_found("copilot"), agent_cli.not_found("vscode")]
+        return missing + (problems or [_written(hook_file(None, env), "Copilot CLI or VS Code")])
+    if agent == "claude-code":
+        settings = _settings(agent, install_managed.CLAUDE_MANAGED, cwd, env)
+        problems = check_json_agent(agent, settings, ("PreToolUse", "PermissionRequest"), cwd)
+    else:
+        home = install.gemini_home(env)
+        settings = _settings(agent, install_managed.gemini_settings(env), cwd, env)
+        problems = check_json_agent(agent, settings, ("BeforeTool",), cwd)
+        policies = [home / "policies", install_managed.GEMINI_SYSTEM / "policies"]
+        if not any((d / "shellgate.toml").exists() for d in policies):
+            problems.append(
+                f"{home / 'policies' / 'shellgate.toml'} is missing: Gemini never "
+                "offers run_shell_command to the model in -p, so the hook never runs"
+            )
+    if agent_cli.find(agent, env, Path(cwd)) is not None:
+        return problems
+    name = agent_cli.AGENTS[agent].name
+    return [agent_cli.not_found(agent), *(problems or [_written(settings, name)])]
+
+
+def _written(path: Path, name: str) -> str:
+    return f"ShellGate's hook is written ({path}) and answers: it runs once {name} is installed"
+
+
+def _codex_hook_state(home: Path, cwd: str) -> list[str]:
+    """Codex absent: whether its hooks.json holds ours (it cannot be asked if it trusts it)."""
+    for path in (home.absolute() / "hooks.json", Path(cwd).absolute() / ".codex/hooks.json"):
+        if path.exists() and install.our_commands(path, "codex"):
+            return [f"ShellGate's hook is written ({path}); once Codex is installed, run "
+                    "`shellgate hook doctor codex` again to see that Codex trusts it"]  # fmt: skip
+    if install_managed.codex_installed():
+        return [f"ShellGate's hook is written ({install_managed.CODEX_REQUIREMENTS})"]
+    return [f"{home.absolute() / 'hooks.json'}: no ShellGate hook either"]
