@@ -130,6 +130,16 @@ def test_requested_prefix_rule_is_proposed_only_when_safe_and_sufficient() -> No
     assert ("bash", "-lc") in BANNED_PREFIX_SUGGESTIONS
 
 
+def test_no_amendment_with_an_empty_or_blank_word() -> None:
+    # 0.169.0 offers prefix_rule(pattern=[""]) here; a rule no one means is not offered.
+    assert create_exec_approval_requirement([""], ExecContext(), Policy()) == Skip(False, None)
+    asked = create_exec_approval_requirement(["ls", " "], ExecContext(UNTRUSTED), Policy())
+    assert asked == NeedsApproval(None, None)
+    ctx = ExecContext(UNTRUSTED, prefix_rule=("make", ""))
+    requested = create_exec_approval_requirement(["make", ""], ctx, Policy())
+    assert requested == NeedsApproval(None, None)
+
+
 def test_untrusted_asks_even_for_known_safe_commands() -> None:
     req = create_exec_approval_requirement(["ls"], ExecContext(UNTRUSTED), Policy())
     assert req == NeedsApproval(None, ("ls",))

@@ -78,6 +78,14 @@ def test_bad_rules_run_nothing(workspace: Path, tmp_path: Path) -> None:
     assert not (workspace / "b").exists()
 
 
+@pytest.mark.parametrize("argv", [[""], ["", "ls"]], ids=["empty", "empty-program"])
+def test_an_empty_program_is_a_usage_error(workspace: Path, tmp_path: Path,
+                                           argv: list[str]) -> None:  # fmt: skip
+    r = sg(workspace, tmp_path, "--", *argv)
+    assert r.returncode == 2 and "Permission denied" not in r.stderr, r.stderr
+    assert "the command after `--` has no program (its first word is '')" in r.stderr
+
+
 def test_a_missing_project_folder_runs_nothing(workspace: Path, tmp_path: Path) -> None:
     # A mistyped --project would otherwise drop that project's rules, forbidden ones too.
     r = sg(workspace, tmp_path, "--project", str(tmp_path / "no-such"), "--", "touch", "b")

@@ -143,3 +143,12 @@ def test_cached_policy_gives_the_same_answer_and_follows_edits(home: Path, tmp_p
     edited = json.loads(_run(args, home).stdout)
     assert edited["decision"] == "forbidden"
     assert edited["segments"][0]["matched_rules"][0]["line"] == 2
+
+
+def test_an_empty_program_is_a_usage_error_and_never_an_amendment(home: Path) -> None:
+    proc = _run(["--", ""], home)
+    assert proc.returncode == 2 and 'pattern=[""]' not in proc.stdout
+    assert "has no program (its first word is '')" in proc.stderr
+    blank = _run(["--json", "--", "ls", ""], home)
+    requirement = json.loads(blank.stdout)["requirement"]
+    assert blank.returncode == 0 and requirement["proposed_execpolicy_amendment"] is None

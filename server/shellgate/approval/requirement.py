@@ -181,13 +181,21 @@ def requirement_for_evaluation(
         amendment = _requested_amendment(context, matches, commands, policy, fallback)
         if amendment is None:
             amendment = _prompt_amendment(matches)
-        return NeedsApproval(_prompt_reason(argv, matches, context), amendment)
+        return NeedsApproval(_prompt_reason(argv, matches, context), _offerable(amendment))
     # Allow (a fallback always decides, so None cannot come from the chain; treat it as allow
     # by heuristics, which never bypasses the sandbox).
     bypass = bool(matches) and all(
         isinstance(m, PrefixRuleMatch) and m.decision is Decision.ALLOW for m in matches
     )
-    return Skip(bypass, _allow_amendment(matches))
+    return Skip(bypass, _offerable(_allow_amendment(matches)))
+
+
+def _offerable(amendment: Amendment | None) -> Amendment | None:
+    """None for a prefix with an empty or blank word: 0.169.0 offers `prefix_rule(pattern=[""])`
+    for `''`, a rule no one means (newer upstream refuses such words before writing them)."""
+    if amendment is None or any(not word.strip() for word in amendment):
+        return None
+    return amendment
 
 
 def _join(words: Sequence[str]) -> str:

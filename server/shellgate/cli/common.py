@@ -66,12 +66,18 @@ def exit_status(exc: SystemExit) -> int:
 def one_target(
     parser: argparse.ArgumentParser, shell: str | None, command: list[str]
 ) -> int | None:
-    """None when exactly one of `--shell SCRIPT` and `-- CMD...` was given."""
+    """None when exactly one of `--shell SCRIPT` and `-- CMD...` was given, and the command
+    names a program."""
     if (shell is None) != (not command):
-        return None
+        if not command or command[0]:
+            return None
+        # execvp("") fails (a shell says "Permission denied"): nothing to decide or run.
+        problem = ("the command after `--` has no program (its first word is ''); an empty "
+                   "script is `--shell ''`")
+    else:
+        problem = "give a command after `--` or a script with --shell (exactly one)"
     parser.print_usage(sys.stderr)
-    print(f"{parser.prog}: error: give a command after `--` or a script with --shell "
-          "(exactly one)", file=sys.stderr)  # fmt: skip
+    print(f"{parser.prog}: error: {problem}", file=sys.stderr)
     return EXIT_USAGE
 
 
