@@ -163,6 +163,12 @@ def test_old_install_without_sandbox_flag_is_not_looser(home: Home) -> None:
     assert "--sandbox" not in shlex.join(installed_command(home, "claude-code"))
     verdict, reason, _ = answer(home, "claude-code", "find / -delete")
     assert verdict == "ask" and "without its sandbox" in reason
+    # it was given no flag: the reason says so, and names none
+    assert "(the hook's command has no --sandbox, and without one there is none)" in reason
+    assert "--sandbox danger-full-access" not in reason
+    home.install("claude-code", "--sandbox", "danger-full-access")
+    _, reason, _ = answer(home, "claude-code", "find / -delete")
+    assert "without its sandbox here (--sandbox danger-full-access)" in reason
 
 
 def test_help_names_the_choice() -> None:

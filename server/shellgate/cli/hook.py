@@ -174,6 +174,7 @@ def _options(agent: str, args: list[str]) -> Options:
         ),
         approval_policy=values.get("--approval-policy"),
         sandbox=sandbox,
+        sandbox_given="--sandbox" in values,
         network=network,
         ask_timeout=timeout,
         deadline=deadline,

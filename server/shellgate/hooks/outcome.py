@@ -53,6 +53,7 @@ class Options(Record):  # records, not dataclasses: those would import inspect o
     fallback: Fallback
     approval_policy: str | None = None  # None: Codex's config files, then on-request
     sandbox: str | None = None  # rewrite allowed commands to run in this sandbox mode (None: no)
+    sandbox_given: bool = False  # --sandbox was in the hook's command (else none is the default)
     network: str | None = None
     ask_timeout: float = 300.0
     deadline: float | None = None  # Copilot: answer "no" this many seconds in, come what may
@@ -102,7 +103,8 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
     if decision.decision == "allow":
         confine = decision.confine  # broker.decide: every command bash runs, looked at
-        unconfined = _unconfined(confine, _sandbox_of(options, decision), agent_name)
+        unconfined = _unconfined(confine, _sandbox_of(options, decision), agent_name,
+                                 given=options.sandbox_given)  # fmt: skip
         if unconfined is None:
             return _allowed(
                 request, options, decision, "ShellGate: no approval needed under Codex's rules",
@@ -139,15 +141,19 @@ def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:
     return decision.sandbox or options.sandbox
 
 
-def _unconfined(confine: bool, sandbox: str | None, agent_name: str) -> str | None:
+def _unconfined(confine: bool, sandbox: str | None, agent_name: str, *,
+                given: bool) -> str | None:  # fmt: skip
     """Why an allowed command must be asked after all (None: it may run unasked)."""
     if not confine:
         return None
     base = "no rule allows it and it is not read-only"
     if sandbox is None or sandbox == NO_SANDBOX:
+        # Name the flag only when the hook was given it: an older install has none.
+        how = f"--sandbox {NO_SANDBOX}" if given else "the hook's command has no --sandbox, " \
+            "and without one there is none"  # fmt: skip
         return (
-            f"{base}, and ShellGate runs commands without its sandbox here (--sandbox "
-            f"{NO_SANDBOX}), so it is asked, as {agent_name} alone would ask"
+            f"{base}, and ShellGate runs commands without its sandbox here ({how}), so it is "
+            f"asked, as {agent_name} alone would ask"
         )
     # deferred: hooks.confine (1-2 ms) only when the sandbox decides
     from shellgate.hooks.confine import sandbox_runs
