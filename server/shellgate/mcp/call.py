@@ -8,9 +8,10 @@ Linux lets one argument be (MAX_ARG_STRLEN: `bash -lc` would fail with E2BIG any
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from shellgate.approval.context import SandboxPermissions
@@ -79,6 +80,47 @@ def parse_call(
         argv, shown, resolve_workdir(workspace, workdir), timeout_ms, justification or None,
         permissions,
     )  # fmt: skip
+
+
+# What each tool argument must be, said to the model whose call the SDK's schema check refused.
+_EXPECTED = {
+    "command": "a string (a script, run as `bash -lc`) or a list of strings (an argv)",
+    "workdir": "a string (a directory inside the workspace)",
+    "timeout_ms": "a whole number of milliseconds above 0",
+    "justification": "a string",
+    "sandbox_permissions": '"use_default" or "require_escalated"',
+    "tool_name": "a string",
+    "input": "an object",
+    "tool_use_id": "a string",
+}
+
+
+def invalid_params(tool: str, errors: Sequence[Mapping[str, object]],
+                   arguments: Mapping[str, object]) -> str:  # fmt: skip
+    """One sentence for pydantic's errors (`ValidationError.errors()`) of a tool's arguments:
+    each argument once, what it must be and the value given; nothing was run."""
+    said: dict[str, str] = {}
+    for error in errors:
+        loc = error.get("loc")
+        name = str(loc[0]) if isinstance(loc, tuple | list) and loc else "arguments"
+        if name in said:
+            continue
+        expected = _EXPECTED.get(name)
+        if error.get("type") == "missing":
+            said[name] = f"`{name}` is missing" + (f": it must be {expected}" if expected else "")
+        elif expected is None:
+            said[name] = f"`{name}`: {str(error.get('msg', 'not accepted')).lower()}"
+        else:
+            said[name] = f"`{name}` must be {expected}, not {_shown(arguments.get(name))}"
+    return f"invalid params for `{tool}`: {'; '.join(said.values())}; nothing was run"
+
+
+def _shown(value: object) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def resolve_workdir(workspace: str, requested: str | None) -> str:

@@ -29,6 +29,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from shellgate.mcp.answers import AnswerCache, cache_key, cache_path, warn
+from shellgate.mcp.malformed import error_for
 
 if TYPE_CHECKING:
     import asyncio
@@ -130,6 +131,12 @@ class Front:
                                 encoding="utf-8", errors="replace")  # fmt: skip
         try:
             for line in wire:
+                if (error := error_for(line)) is not None or not line.strip():
+                    # Answered here, never handed on: the SDK would drop it without a word.
+                    if error is not None:
+                        with contextlib.suppress(OSError):  # the client left: the end follows
+                            self.wire.write(error)
+                    continue
                 if self._opening is not None:
                     try:
                         self._consider(line)

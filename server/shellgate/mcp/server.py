@@ -19,13 +19,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, TextContent
 from mcp_types.version import is_version_at_least
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from shellgate import __version__
 from shellgate.mcp import approve as approve_tool
 from shellgate.mcp import editor
 from shellgate.mcp.approvers import CallApprover, Question, predict_question
-from shellgate.mcp.call import CallError, ShellCall, parse_call
+from shellgate.mcp.call import CallError, ShellCall, invalid_params, parse_call
 from shellgate.mcp.front import Front
 from shellgate.mcp.shell import McpSession, report
 from shellgate.rules.errors import RulesError
@@ -172,8 +172,23 @@ async def approve(
     return json.dumps(decision, ensure_ascii=False)
 
 
+class _Server(MCPServer):
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> Any:  # fmt: skip
+        """The SDK's, but arguments its schema check refuses are said plainly (pydantic's own
+        text lists each union branch and a link to its docs): still a tool error, which the
+        model reads and corrects."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(invalid_params(name, cause.errors(), arguments)) from cause
+
+
 def build_server(session: McpSession) -> MCPServer:
-    server: MCPServer = MCPServer("shellgate", version=__version__, instructions=SHELL_DESCRIPTION)
+    server: MCPServer = _Server("shellgate", version=__version__, instructions=SHELL_DESCRIPTION)
     server.shellgate_session = session  # type: ignore[attr-defined]
     server.add_tool(shell, description=SHELL_DESCRIPTION)
     # Exactly one text block: Claude Code rejects a permission answer with structuredContent.
