@@ -152,3 +152,13 @@ def test_an_empty_program_is_a_usage_error_and_never_an_amendment(home: Path) ->
     blank = _run(["--json", "--", "ls", ""], home)
     requirement = json.loads(blank.stdout)["requirement"]
     assert blank.returncode == 0 and requirement["proposed_execpolicy_amendment"] is None
+
+
+@pytest.mark.parametrize("command", [["ls"], ["ls", "-la"], ["git", "status", "--short"]])
+def test_the_table_columns_align_whatever_the_command_length(home: Path,
+                                                             command: list[str]) -> None:  # fmt: skip
+    lines = _run(["--", *command], home).stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("  #  command"))
+    column = lines[head].index("decision")
+    assert lines[head + 1][column:].split()[0] in ("allow", "prompt", "forbidden"), lines
+    assert lines[head + 1][column - 2 : column] == "  "

@@ -55,6 +55,15 @@ def test_bad_stdin_blocks(home: Home, agent: str, stdin: bytes) -> None:
 
 
 @pytest.mark.parametrize("agent", sorted(EVENTS))
+def test_stdin_not_utf8_is_said_so_with_where(home: Home, agent: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "shellgate", "hook", agent],
+                          input=b'{"tool_input":\n {"command": "ls \xff"}}', env=home.env(),
+                          cwd=home.ws, capture_output=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and done.stdout == b""
+    assert "stdin is not UTF-8 (byte 0xff at line 2, column 18)" in done.stderr.decode()
+
+
+@pytest.mark.parametrize("agent", sorted(EVENTS))
 def test_rules_that_do_not_load_block_naming_the_file(home: Home, agent: str) -> None:
     home.rules('prefix_rule(pattern=["ls"], decision="allow"\n')
     done = hook(home, agent, event(home, agent, "ls"))

@@ -188,8 +188,16 @@ def _run(agent: str, args: list[str]) -> int:
     options = _options(agent, args)
     raw = sys.stdin.buffer.read()
     try:
-        event = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        event = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        # deferred: config_edit's position helper, only for input this broken
+        from shellgate.config_edit import not_utf8_at
+
+        line, column = not_utf8_at(raw, exc.start).split(":")
+        raise HookInputError(
+            f"stdin is not UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, column {column}): "
+            "not the JSON hook event the agent sends") from None
+    except ValueError as exc:
         raise HookInputError(f"stdin is not the JSON hook event the agent sends ({exc})") from None
     if not isinstance(event, dict):
         raise HookInputError("stdin is JSON but not an object: not a hook event")
