@@ -96,7 +96,7 @@ def _parsed(ex: Explanation) -> str:
 
 def _segments(ex: Explanation) -> list[str]:
     cmds = [_short(_q(s.command)) for s in ex.segments]
-    width = max((len(c) for c in [*cmds, "command"]))  # a short command: the header's width
+    width = max(len(c) for c in [*cmds, "command"])  # a short command: the header's width
     head = "  #  " + "command".ljust(width) + "  decision   decided by"
     lines = [head]
     if ex.decision is None:
