@@ -155,8 +155,9 @@ def test_an_empty_program_is_a_usage_error_and_never_an_amendment(home: Path) ->
 
 
 @pytest.mark.parametrize("command", [["ls"], ["ls", "-la"], ["git", "status", "--short"]])
-def test_the_table_columns_align_whatever_the_command_length(home: Path,
-                                                             command: list[str]) -> None:  # fmt: skip
+def test_the_table_columns_align_whatever_the_command_length(
+    home: Path, command: list[str]
+) -> None:
     lines = _run(["--", *command], home).stdout.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("  #  command"))
     column = lines[head].index("decision")
