@@ -173,3 +173,13 @@ def test_a_task_that_is_not_utf8(env: dict[str, str], tmp_path: Path) -> None:
     code, _, err = _run(["agent", "fix \udcff"], env, str(tmp_path), "")
     _no_traceback(["agent"], err)
     assert code == 2 and "the task is not valid UTF-8" in err, err
+
+
+def test_the_help_names_every_agent_the_hook_serves() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["--help"]) == 0
+    line = next(x for x in out.getvalue().splitlines() if x.strip().startswith("hook "))
+    for agent in ("Codex", "Claude Code", "Gemini CLI", "Copilot CLI", "VS Code's agent"):
+        assert agent in line, line
+    assert max(len(x) for x in out.getvalue().splitlines()) <= 100

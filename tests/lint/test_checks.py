@@ -61,6 +61,10 @@ def test_whole_file_refusal_is_reported_on_line_one() -> None:
     assert refused.severity is Severity.ERROR
     assert refused.message.endswith("(because of the error on line 2)")
     assert refused.related[0][0].line == 2  # the error itself, said once, where it is
+    assert "its 1 rule is ignored" in refused.message  # one rule, said as one
+    (two,) = [f for f in findings('prefix_rule(pattern = ["a"])\n' + text)
+              if f.code == "file-refused"]  # fmt: skip
+    assert "its 2 rules are ignored" in two.message
 
 
 def test_every_failing_example_has_its_own_error_and_fix() -> None:

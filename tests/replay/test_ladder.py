@@ -143,8 +143,18 @@ def test_shellgate_run_climbs_the_ladder_on_the_terminal(tmp_path: Path) -> None
     written = (home / "codex" / "rules" / "default.rules").read_text()
     assert written.startswith('prefix_rule(pattern=["git", "init"], decision="allow", '
                               'match=[["git", "init", "-q"]], not_match=[')
+    assert '  -> prefix_rule(pattern=["git", "init"], decision="allow", match=' in done.stderr
     codex = realtools.codex()
     check = codex_check(codex, home, home / "codex" / "rules" / "default.rules",
                         "git", "init", "--bare", "y")
     assert check.returncode == 0, check.stderr
     assert json.loads(check.stdout)["decision"] == "allow"
+    # Enter takes the default, Codex's own proposal, and says which rule that is
+    (home / "codex" / "rules" / "default.rules").unlink()
+    done = subprocess.run([sys.executable, "-m", "shellgate", "run", "--approval-policy",
+                           "untrusted", "--", "git", "init", "-q"], cwd=ws, env=env,
+                          input="p\n\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = '  -> prefix_rule(pattern=["git", "init", "-q"], decision="allow")\n'
+    assert said in done.stderr, done.stderr
+    assert (home / "codex" / "rules" / "default.rules").read_text() == said.removeprefix("  -> ")

@@ -118,6 +118,7 @@ class TerminalApprover:
         """The "don't ask again" ladder: which rule to write (Enter or EOF: Codex's own)."""
         # deferred: replay.ladder (~35-40 ms) only when the terminal asks
         from shellgate.replay.ladder import describe
+        from shellgate.rules.amend import prefix_rule_line  # deferred: with the ladder
 
         loop = asyncio.get_running_loop()
         rungs = await loop.run_in_executor(None, rungs_of)  # reads the histories: off the loop
@@ -135,10 +136,12 @@ class TerminalApprover:
                 self.outfile.write("\n")
             if key == "" or (key.isdigit() and 1 <= int(key) <= len(rungs)):
                 rung = rungs[int(key) - 1 if key else 0]
-                if rung.kind == "codex":  # Codex's own amendment, written as Codex writes it
-                    return Answer.of(choice)
-                self.outfile.write(f"  -> {escape_one_line(rung.line)}\n")
+                codex = rung.kind == "codex"  # Codex's own amendment, written as Codex writes it
+                line = prefix_rule_line(rung.pattern) if codex else rung.line
+                self.outfile.write(f"  -> {escape_one_line(line)}\n")  # Enter's choice too
                 self.outfile.flush()
+                if codex:
+                    return Answer.of(choice)
                 return Answer(choice.decision, choice.network_action, rung=rung)
             self.outfile.write("  Not one of the rules.\n")
 

@@ -96,11 +96,12 @@ def codex_findings(
         if named is not None:
             message, fixes = message + named[0], named[1]
     first = SourceSpan(err.path, 1, 1, 1, max(1, len(lines[0]) + 1 if lines else 1))
-    counted = f"its {rule_count} rules" if rule_count else "all its rules"
+    counted = {0: "all its rules are", 1: "its 1 rule is"}.get(rule_count,
+                                                             f"its {rule_count} rules are")
     refused = Finding(
         "file-refused",
         Severity.ERROR,
-        f"Codex refuses this whole file: {counted} are ignored, and so are the rules of every "
+        f"Codex refuses this whole file: {counted} ignored, and so are the rules of every "
         f"other file it loads with it (because of the error on line {err.line})",
         first,
         related=((span, "the error"),),
