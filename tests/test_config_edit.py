@@ -5,18 +5,19 @@ file keeps its mode and is backed up first (the first state, or every state)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from shellgate.config_edit import Backup, ConfigError, edit_json, member, read_toml, save
+from shellgate.config_edit import ConfigError, edit_json, member, read_toml, save
 
 
 def test_refusals_name_the_position_and_write_nothing(tmp_path: Path) -> None:
     bad_json = tmp_path / "settings.json"
     bad_json.write_text('{"a": 1,\n  "b": }')
     with pytest.raises(ConfigError, match=r"settings.json:2:8: not valid JSON"):
-        edit_json(bad_json, "x", lambda d: d.update(c=1), Backup.FIRST)
+        edit_json(bad_json, "x", lambda d: d.update(c=1))
     bad_toml = tmp_path / "config.toml"
     bad_toml.write_text('model = "o3"\n[broken\n')
     with pytest.raises(ConfigError, match=r"config.toml:2:8: not valid TOML"):
@@ -24,7 +25,7 @@ def test_refusals_name_the_position_and_write_nothing(tmp_path: Path) -> None:
     shape = tmp_path / "shape.json"
     shape.write_text('{"hooks": []}')
     with pytest.raises(ConfigError, match="`hooks` is not an object"):
-        edit_json(shape, "x", lambda d: member(d, "hooks", dict, shape), Backup.FIRST)
+        edit_json(shape, "x", lambda d: member(d, "hooks", dict, shape))
     assert bad_json.read_text() == '{"a": 1,\n  "b": }' and shape.read_text() == '{"hooks": []}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "settings.json",
                                                           "shape.json"]  # fmt: skip
@@ -33,25 +34,26 @@ def test_refusals_name_the_position_and_write_nothing(tmp_path: Path) -> None:
 def test_already_right_keeps_its_bytes(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text('{"a":1,  "b":[2]}')  # the user's own formatting
-    change = edit_json(path, "x", lambda d: d.update(a=1), Backup.EACH)
+    change = edit_json(path, "x", lambda d: d.update(a=1))
     assert not change.changed and change.backup is None
     assert path.read_text() == '{"a":1,  "b":[2]}' and len(list(tmp_path.iterdir())) == 1
 
 
-def test_backups_first_state_or_every_state_and_mode_kept(tmp_path: Path) -> None:
+def test_backups_every_state_one_naming_and_mode_kept(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text("{}")
     path.chmod(0o600)
-    for n in (1, 2):
-        change = edit_json(path, "x", lambda d, n=n: d.update(n=n), Backup.FIRST)
-        assert change.changed and change.backup == path.with_name("settings.json.shellgate-backup")
-    assert change.backup.read_text() == "{}"  # the file as it was before ShellGate
+    backups = [edit_json(path, "x", lambda d, n=n: d.update(n=n)).backup for n in (1, 2)]
+    assert [b.read_text() if b else None for b in backups] == ["{}", '{\n  "n": 1\n}\n']
+    for b in backups:  # `hook install` and `mcp install` alike: <name>.shellgate-<time>.bak
+        assert b is not None and re.fullmatch(r"settings\.json\.shellgate-\d{8}-\d{6}(-\d+)?\.bak",
+                                              b.name), b  # fmt: skip
     assert json.loads(path.read_text()) == {"n": 2} and path.stat().st_mode & 0o777 == 0o600
     toml = tmp_path / "config.toml"
     texts = ["a = 1\n", "a = 2\n", "a = 3\n"]
     toml.write_text(texts[0])
-    backups = [save(toml, "x", text, Backup.EACH).backup for text in texts[1:]]
+    backups = [save(toml, "x", text).backup for text in texts[1:]]
     assert [b.read_text() for b in backups if b] == texts[:2]  # every state kept
-    assert not save(toml, "x", texts[2], Backup.EACH).changed
-    fresh = save(tmp_path / "new" / "f.toml", "x", "a = 1\n", Backup.EACH)
+    assert not save(toml, "x", texts[2]).changed
+    fresh = save(tmp_path / "new" / "f.toml", "x", "a = 1\n")
     assert fresh.changed and fresh.backup is None  # nothing to back up

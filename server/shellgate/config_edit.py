@@ -3,13 +3,14 @@ install`: Claude Code's and Gemini CLI's JSON settings, Codex's config.toml.
 
 A file that does not parse, or whose shape we cannot edit safely, is refused with a ConfigError
 (file, line and column where the parser gives them) and left as it was. A file already right is
-not touched; one that changes is backed up first, then replaced atomically, keeping its mode.
+not touched; one that changes is copied to `<name>.shellgate-<time>.bak` first (every state
+kept, the earliest is the file as it was before ShellGate), then replaced atomically, keeping
+its mode.
 """
 
 from __future__ import annotations
 
 import copy
-import enum
 import json
 import os
 import re
@@ -24,13 +25,6 @@ from typing import Any
 
 class ConfigError(Exception):
     """A configuration file we cannot edit safely: nothing was written to it."""
-
-
-class Backup(enum.Enum):
-    # `hook install` keeps the file as it was before ShellGate: one backup, never overwritten.
-    FIRST = "first"
-    # `mcp install` keeps every state: a timestamped copy before each change.
-    EACH = "each"
 
 
 @dataclass(frozen=True)
@@ -83,20 +77,18 @@ def json_text(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def edit_json(path: Path, what: str, edit: Callable[[dict[str, Any]], object],
-              backup: Backup) -> Change:  # fmt: skip
+def edit_json(path: Path, what: str, edit: Callable[[dict[str, Any]], object]) -> Change:
     """Apply `edit(data)` to the file's object; written only when that changed it."""
     data = read_json(path)
     before = copy.deepcopy(data)
     edit(data)
-    return save_json(path, what, data, before, backup)
+    return save_json(path, what, data, before)
 
 
-def save_json(path: Path, what: str, data: dict[str, Any], before: dict[str, Any],
-              backup: Backup) -> Change:  # fmt: skip
+def save_json(path: Path, what: str, data: dict[str, Any], before: dict[str, Any]) -> Change:
     if data == before:  # already right, however it is formatted: its bytes are kept
         return Change(path, what, False)
-    return save(path, what, json_text(data), backup)
+    return save(path, what, json_text(data))
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -117,12 +109,12 @@ def parse_toml(path: Path, text: str, problem: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: {problem} ({exc}); nothing was written") from None
 
 
-def save(path: Path, what: str, text: str, backup: Backup) -> Change:
+def save(path: Path, what: str, text: str) -> Change:
     """Write `text` unless the file holds it already; back the old file up first."""
     old = path.read_text(encoding="utf-8") if path.exists() else None
     if old == text:
         return Change(path, what, False)
-    copy_ = _backup(path, backup) if old is not None else None
+    copy_ = backup(path) if old is not None else None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.shellgate-tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -132,12 +124,8 @@ def save(path: Path, what: str, text: str, backup: Backup) -> Change:
     return Change(path, what, True, copy_)
 
 
-def _backup(path: Path, policy: Backup) -> Path:
-    if policy is Backup.FIRST:
-        first = path.with_name(path.name + ".shellgate-backup")
-        if not first.exists():
-            shutil.copy2(path, first)
-        return first
+def backup(path: Path) -> Path:
+    """A copy of `path` as it is now, named `<name>.shellgate-<time>.bak` (never overwritten)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     each = path.with_name(f"{path.name}.shellgate-{stamp}.bak")
     n = 1

@@ -101,7 +101,7 @@ export async function governAgents(context: vscode.ExtensionContext, guard: Agen
     {
       modal: true,
       detail: `This changes:\n${plan.writes.map((w) => `• ${w}`).join('\n')}\n\nEach file that exists is backed up first ` +
-        '(FILE.shellgate-backup); other settings in it are kept. Undo: shellgate hook uninstall AGENT.',
+        '(FILE.shellgate-<time>.bak); other settings in it are kept. Undo: shellgate hook uninstall AGENT.',
     },
     'Install',
   );

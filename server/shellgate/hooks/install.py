@@ -5,8 +5,7 @@ Merging keeps every other setting; our entry is found by its command (`-m shellg
 AGENT`), so a second install replaces it instead of adding another. A file that does not parse
 is left alone (Claude Code ignores an invalid settings file as a whole, Codex refuses a bad
 config.toml): the user fixes it first (`shellgate.config_edit`). Each changed file is copied to
-`FILE.shellgate-backup` first (the first backup is kept: it holds the file as it was before
-ShellGate).
+`FILE.shellgate-<time>.bak` first (config_edit.backup: every state kept).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from typing import Any
 
 import shellgate
 from shellgate.config_edit import (
-    Backup,
     Change,
     ConfigError,
     json_text,
@@ -87,7 +85,7 @@ def _bash_events(command: str) -> dict[str, dict[str, Any]]:
 
 def _save(*files: tuple[Path, str, str]) -> list[Change]:
     """Write each (path, text, what); the files that changed."""
-    changes = [save(path, what, text, Backup.FIRST) for path, text, what in files]
+    changes = [save(path, what, text) for path, text, what in files]
     return [c for c in changes if c.changed]
 
 

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from shellgate.codexconfig.requirements import RequirementsError, parse_requirements
 from shellgate.config_edit import (
-    Backup,
     Change,
     ConfigError,
     json_text,
@@ -46,7 +45,7 @@ _BLOCK = re.compile(r"^" + re.escape(_BEGIN) + r"\n.*?^" + re.escape(_END) + r"\
 
 def _saved(path: Path, text: str, what: str) -> list[Change]:
     new = not path.exists()
-    change = save(path, what, text, Backup.FIRST)
+    change = save(path, what, text)
     if new and change.changed:
         os.chmod(path, 0o644)  # every user's agent reads it, whatever root's umask
     return [change] if change.changed else []

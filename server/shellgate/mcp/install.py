@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from shellgate.config_edit import (
-    Backup,
     Change,
     ConfigError,
     edit_json,
@@ -39,7 +38,6 @@ SERVER = "shellgate"
 CLAUDE_TOOLS = ("mcp__shellgate__shell",)
 CLIENTS = ("codex", "claude-code", "gemini")
 InstallError = ConfigError  # the name the CLI and the tests know
-BACKUP = Backup.EACH
 
 
 def server_command(codex_home: Path | None) -> tuple[str, list[str]]:
@@ -64,7 +62,7 @@ def _json_server(path: Path, entry: dict[str, Any], uninstall: bool) -> Change:
             servers[SERVER] = entry
 
     return edit_json(path, "removed the shellgate MCP server" if uninstall
-                     else "the shellgate MCP server", edit, BACKUP)  # fmt: skip
+                     else "the shellgate MCP server", edit)  # fmt: skip
 
 
 def _json_list_items(path: Path, keys: Sequence[str], items: Sequence[str], uninstall: bool,
@@ -85,7 +83,7 @@ def _json_list_items(path: Path, keys: Sequence[str], items: Sequence[str], unin
             if len(keys) > 1 and not holder:
                 data.pop(keys[0])
 
-    return edit_json(path, f"removed {what}" if uninstall else what, edit, BACKUP)
+    return edit_json(path, f"removed {what}" if uninstall else what, edit)
 
 
 # -- Codex's config.toml ----------------------------------------------------------------------
@@ -147,7 +145,7 @@ def _codex_config(path: Path, command: str, args: Sequence[str], uninstall: bool
     check = parse_toml(path, new, "the edit would not parse")
     if not uninstall and check["mcp_servers"][SERVER]["command"] != command:
         raise InstallError(f"{path}: the edit did not take; nothing was written")
-    return save(path, what, new, BACKUP)
+    return save(path, what, new)
 
 
 def _normal(text: str) -> str:
