@@ -449,3 +449,17 @@ def test_the_gemini_fallback_names_no_variable_that_is_unset(home: Home) -> None
     assert answer["decision"] == "deny" and "no editor is reachable" in answer["reason"]
     assert "SHELLGATE_HOOK_FALLBACK" not in answer["reason"]
     assert answer["reason"].endswith("so it was not run (the fallback is deny)")
+
+
+def test_uninstall_says_what_it_removed(home: Home) -> None:
+    settings = home.home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": ["Bash(ls:*)"]}}')
+    home.install("claude-code")
+    home.install("copilot")
+    said = home.install("claude-code", "--uninstall") + home.install("copilot", "--uninstall")
+    assert f"{settings}: ShellGate's hook removed (the rest of the file kept)" in said, said
+    assert json.loads(settings.read_text()) == {"permissions": {"allow": ["Bash(ls:*)"]}}
+    copilot = home.home / ".copilot" / "hooks" / "shellgate.json"
+    assert f"{copilot}: deleted (ShellGate's own file)" in said and not copilot.exists()
+    assert ": removed" not in said

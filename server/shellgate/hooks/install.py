@@ -73,6 +73,11 @@ def _launcher() -> tuple[str, ...]:
     return ("/usr/bin/env", f"PYTHONPATH={here}", sys.executable, "-s", "-P", "-m", "shellgate")
 
 
+# What `hook uninstall` did to each file: an edited file keeps everything else in it.
+HOOK_REMOVED = "ShellGate's hook removed (the rest of the file kept)"
+FILE_REMOVED = "deleted (ShellGate's own file)"
+
+
 def _ours(command: object, agent: str) -> bool:
     return isinstance(command, str) and (MARK + agent) in command
 
@@ -145,9 +150,10 @@ def install_codex(
             )
     # e.g. the same table already spelled differently
     parse_toml(config, config_text, "the trust entry would not parse")
-    verb = "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
-    return _save((declaring, text, verb),
-                 (config, config_text, "hook trust (hooks.state trusted_hash)"))
+    verb = HOOK_REMOVED if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
+    trust = "ShellGate's hook trust removed (the rest of the file kept)" if uninstall else \
+        "hook trust (hooks.state trusted_hash)"  # fmt: skip
+    return _save((declaring, text, verb), (config, config_text, trust))
 
 
 def _json_index(path: Path, agent: str) -> dict[str, int]:
@@ -176,7 +182,7 @@ def claude_settings(scope_root: Path | None, env: Mapping[str, str]) -> Path:
 def install_claude(settings: Path, flags: list[str], uninstall: bool) -> list[Change]:
     events = _bash_events(hook_command("claude-code", flags))
     text, _ = _json_hooks(settings, events, "claude-code", uninstall)
-    verb = "removed" if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
+    verb = HOOK_REMOVED if uninstall else "PreToolUse + PermissionRequest hooks for Bash"
     return _save((settings, text, verb))
 
 
@@ -198,7 +204,7 @@ def install_gemini(
     settings = (scope_root / ".gemini" if scope_root else home) / "settings.json"
     group = gemini_group(hook_command("gemini", flags))
     text, _ = _json_hooks(settings, {"BeforeTool": group}, "gemini", uninstall)
-    verb = "removed" if uninstall else "BeforeTool hook for run_shell_command"
+    verb = HOOK_REMOVED if uninstall else "BeforeTool hook for run_shell_command"
     policy = home / "policies" / "shellgate.toml"  # user tier: workspace policies are ignored
     if not uninstall:
         return _save((settings, text, verb),
@@ -206,7 +212,7 @@ def install_gemini(
     changes = _save((settings, text, verb))
     if policy.exists():
         policy.unlink()
-        changes.append(Change(policy, "removed"))
+        changes.append(Change(policy, FILE_REMOVED))
     return changes
 
 
@@ -221,7 +227,7 @@ def install_copilot(
     if not path.exists():
         return []
     path.unlink()
-    return [Change(path, "removed")]
+    return [Change(path, FILE_REMOVED)]
 
 
 def settings_files(agent: str, cwd: Path, env: Mapping[str, str]) -> list[Path]:

@@ -87,14 +87,14 @@ def install_codex(path: Path, flags: list[str], uninstall: bool) -> list[Change]
         parse_requirements(text, str(path), base=path.parent)
     except RequirementsError as exc:
         raise ConfigError(f"{exc}; nothing was written") from None
-    return _saved(path, text, "removed" if uninstall else "managed PreToolUse + "
+    return _saved(path, text, install.HOOK_REMOVED if uninstall else "managed PreToolUse + "
                   "PermissionRequest hooks for Bash")  # fmt: skip
 
 
 def install_claude(path: Path, flags: list[str], uninstall: bool) -> list[Change]:
     events = install._bash_events(install.hook_command("claude-code", flags))
     text, _ = install._json_hooks(path, events, "claude-code", uninstall)
-    return _saved(path, text, "removed" if uninstall else "managed PreToolUse + "
+    return _saved(path, text, install.HOOK_REMOVED if uninstall else "managed PreToolUse + "
                   "PermissionRequest hooks for Bash")  # fmt: skip
 
 
@@ -118,13 +118,13 @@ def install_gemini(
             data.pop("hooksConfig")
     else:
         config["enabled"] = True  # the system tier is merged last: a user's `false` loses
-    what = "removed" if uninstall else "system BeforeTool hook for run_shell_command"
+    what = install.HOOK_REMOVED if uninstall else "system BeforeTool hook for run_shell_command"
     changes = _saved(settings, json_text(data), what)
     policy = policies / "shellgate.toml"
     if uninstall:
         if policy.exists():
             policy.unlink()
-            changes.append(Change(policy, "removed"))
+            changes.append(Change(policy, install.FILE_REMOVED))
         return changes
     return changes + _saved(policy, install.GEMINI_POLICY,
                             "admin policy: run_shell_command reaches the hook")  # fmt: skip
