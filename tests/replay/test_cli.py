@@ -186,6 +186,8 @@ def test_bad_rules_and_bad_revisions(capsys: pytest.CaptureFixture[str], repo: P
     assert code == 3 and f"{broken}:1:" in err
     code, _, err = run(capsys, str(FIX), "--codex-home", str(repo), "--against", "nosuchrev")
     assert code == 2 and "nosuchrev" in err
+    assert f"--against nosuchrev: not a file or folder, nor a revision the git repository " \
+        f"{repo.resolve()} knows" in err and "rev-parse" not in err, err  # fmt: skip
     code, _, err = run(capsys, str(FIX), "--codex-home", str(repo), "--against", str(broken))
     assert code == 3 and f"--against {broken}" in err
 

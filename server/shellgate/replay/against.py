@@ -121,7 +121,11 @@ def _at_revision(
             except AgainstError:
                 continue  # not in a repository: this layer has no history
             used_git = True
-            _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+            try:
+                _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+            except AgainstError:
+                raise AgainstError(f"--against {rev}: not a file or folder, nor a revision the "
+                                   f"git repository {top} knows") from None  # fmt: skip
             rel = os.path.relpath(os.path.realpath(place), os.path.realpath(top))
             try:
                 listed = _git(top, "ls-tree", "--name-only", "-z", f"{rev}:{rel}" if rel != "."
