@@ -77,6 +77,16 @@ def test_rules_that_do_not_load_forbid_everything(world: World) -> None:
     assert "default.rules" in broken.reason
 
 
+def test_a_broken_config_toml_is_named_with_its_line_and_column(world: World) -> None:
+    config = world.home / "config.toml"
+    config.write_text('approval_policy = "never"\n[foo\nx = 1\n')
+    broken = decide(world.request("git status"))
+    assert broken.decision == "forbidden" and broken.reason is not None
+    assert broken.reason.startswith("Codex's config.toml does not load, so Codex would not "
+                                    f"start: {config}:2:5: ")  # fmt: skip
+    assert "the rules do not load" not in broken.reason
+
+
 def test_a_request_that_cannot_be_decided_is_a_protocol_error(world: World) -> None:
     with pytest.raises(ProtocolError, match="not a directory"):
         decide(AgentRequest("x", None, "/nonexistent/dir", "ls"))

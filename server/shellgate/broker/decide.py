@@ -28,6 +28,7 @@ from shellgate.codexconfig.layer_cache import load_layers_cached
 from shellgate.codexconfig.requirements import RequirementsError
 from shellgate.codexconfig.resolve import codex_layers_for, resolve
 from shellgate.codexconfig.session import SessionError
+from shellgate.codexconfig.trust import ConfigError
 from shellgate.explain import explain, to_json
 from shellgate.rules.decision import Decision
 from shellgate.rules.errors import RulesError
@@ -69,6 +70,8 @@ def decide(
         why = f"the rules do not load, so nothing runs unasked: {err}"  # err names the file
         if isinstance(err, RequirementsError | SessionError):
             why = f"Codex would not start: {err}"
+        elif isinstance(err, ConfigError):  # err: config.toml:line:column and what is wrong
+            why = f"Codex's config.toml does not load, so Codex would not start: {err}"
         return AgentDecision("forbidden", "forbidden", why, None, None, False)
     if session.clamped or session.deny_read or given is None:
         context = dataclasses.replace(
