@@ -25,6 +25,8 @@ echo
 
 echo "== Outside agents: ShellGate as Claude Code's PreToolUse hook (shellgate hook claude-code) =="
 home=$(mktemp -d) && mkdir -p "$home/rules" && cp "$rules" "$home/rules/default.rules"
+ws=""
+trap 'rm -rf "$home" ${ws:+"$ws"}' EXIT  # nothing of the demo stays in /tmp
 for cmd in "rm -rf build" "git status"; do
   event="{\"session_id\":\"demo\",\"cwd\":\"$PWD\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$cmd\"}}"
   echo "\$ echo '{... \"command\": \"$cmd\"}' | shellgate hook claude-code"
