@@ -311,10 +311,8 @@ def check(agent: str, opts: argparse.Namespace, cwd: str, env: Mapping[str, str]
         return check_codex(home, str(codex), cwd, env)
     if agent == "copilot":
         problems = check_copilot(env, cwd)
-        hosts = {"Copilot CLI": agent_cli.find("copilot", env, Path(cwd)),
-                 "VS Code": agent_cli.find("vscode", env, Path(cwd))}  # fmt: skip
-        if any(hosts.values()):
-            return problems
+        if any(agent_cli.find(host, env, Path(cwd)) for host in ("copilot", "vscode")):
+            return problems  # either host reads the hook
         missing = [agent_cli.not_found("copilot"), agent_cli.not_found("vscode")]
         return missing + (problems or [_written(hook_file(None, env), "Copilot CLI or VS Code")])
     if agent == "claude-code":
