@@ -11,7 +11,8 @@ A page may prepare a block with an HTML comment right before it, which readers o
 page do not see and which runs in the block's bash first (`$ROOT` is the repository):
 
     <!-- example-setup
-    mkdir -p ~/.codex/rules && echo 'prefix_rule(pattern=["rm"], decision="forbidden")' > ~/.codex/rules/x.rules
+    mkdir -p ~/.codex/rules ~/demo && cd ~/demo
+    echo 'prefix_rule(pattern=["rm"], decision="forbidden")' > ~/.codex/rules/x.rules
     -->
 
 Compared line for line, after these normalisations only:
@@ -62,7 +63,8 @@ def examples(page: Path) -> list[Example]:
         end = next(j for j in range(i + 1, len(lines)) if _FENCE.match(lines[j]))
         body = lines[i + 1 : end]
         runs = [b[2:] for b in body if b.startswith("$ ")]
-        if body and body[0].startswith("$ ") and any(re.search(r"(^|\| )shellgate ", r) for r in runs):
+        ours = any(re.search(r"(^|\| )shellgate ", r) for r in runs)
+        if body and body[0].startswith("$ ") and ours:
             before = "\n".join(lines[:i])
             setup = _SETUP.fullmatch(before[before.rfind("<!-- example-setup") :])
             commands: list[str] = []
@@ -115,7 +117,8 @@ def _run(example: Example, home: Path) -> list[list[str]]:
 
 def matches(shown: list[str], printed: list[str]) -> bool:
     """`shown` is `printed`, a lone `…` line standing for any number of lines."""
-    shown, printed = [_WHEN.sub("<when>", s) for s in shown], [_WHEN.sub("<when>", p) for p in printed]
+    shown = [_WHEN.sub("<when>", s) for s in shown]
+    printed = [_WHEN.sub("<when>", p) for p in printed]
     for lines in (shown, printed):
         while lines and not lines[-1].strip():
             lines.pop()
