@@ -98,7 +98,8 @@ def _install(how: str, wheel: Path, tmp: Path) -> Install:
         env |= {"PIPX_HOME": str(tmp / how / "pipx"), "PIPX_BIN_DIR": str(tmp / how / "bin"),
                 "PIPX_MAN_DIR": str(tmp / how / "man")}  # fmt: skip
         _sh([str(BIN / "pipx"), "install", "--python", sys.executable, str(wheel)], env, tmp)
-        return Install(how, tmp / how / "pipx" / "venvs" / "shellgate", tmp / how / "bin" / "shellgate")
+        venv = tmp / how / "pipx" / "venvs" / "shellgate"
+        return Install(how, venv, tmp / how / "bin" / "shellgate")
     if how == "uv":
         env |= {"UV_TOOL_DIR": str(tmp / how / "tools"), "UV_TOOL_BIN_DIR": str(tmp / how / "bin")}
         _sh([str(BIN / "uv"), "tool", "install", "--python", sys.executable, str(wheel)], env, tmp)
