@@ -167,3 +167,26 @@ def test_examples_print_what_the_page_says(page: str, results) -> None:
     ]
     if wrong:
         pytest.fail("\n\n".join(wrong), pytrace=False)
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors for a page's headings."""
+    heads = re.findall(r"^#+ (.*)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_links_between_the_pages_resolve() -> None:
+    """README.md and docs/ link each other (and the code) by relative paths: each names a file
+    or folder that exists, and a `#anchor` a heading of that page."""
+    broken = []
+    for page in PAGES:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto:
+            path, _, anchor = target.partition("#")
+            where = (page.parent / path).resolve() if path else page
+            if not where.exists() or (anchor and where.suffix == ".md"
+                                      and anchor not in _anchors(where)):  # fmt: skip
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, broken
