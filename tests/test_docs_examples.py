@@ -15,9 +15,14 @@ page do not see and which runs in the block's bash first (`$ROOT` is the reposit
     echo 'prefix_rule(pattern=["rm"], decision="forbidden")' > ~/.codex/rules/x.rules
     -->
 
+`<!-- example-setup (one command)` says that only the block's first line is a command: the
+`$ ` lines after it are output (the agent prints the commands it runs so).
+
 Compared line for line, after these normalisations only:
 - the throwaway HOME prints as `~` (pages show `~/.codex/…`);
-- a relative time (`23 minutes ago`, `just now`) matches any relative time;
+- a relative time (`23 minutes ago`, `just now`) matches any relative time, and a duration in
+  milliseconds (`80 ms`) any duration;
+- the port of a server on 127.0.0.1 (the agent's stand-in model) matches any port;
 - a line holding only `…` on the page stands for any number of printed lines;
 - trailing blank lines are dropped.
 """
@@ -38,8 +43,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _FENCE = re.compile(r"^```")
-_SETUP = re.compile(r"<!-- example-setup\n((?:(?!-->).)*)\n-->\s*", re.DOTALL)
+_SETUP = re.compile(r"<!-- example-setup( \(one command\))?\n((?:(?!-->).)*)\n-->\s*", re.DOTALL)
 _WHEN = re.compile(r"\b\d+ (?:second|minute|hour|day|week|month|year)s? ago\b|\bjust now\b")
+_MS = re.compile(r"\b\d+ ms\b")
+_PORT = re.compile(r"\b127\.0\.0\.1:\d+")
 _MARK = "@@docs-example-{}@@"
 
 
@@ -67,16 +74,17 @@ def examples(page: Path) -> list[Example]:
         if body and body[0].startswith("$ ") and ours:
             before = "\n".join(lines[:i])
             setup = _SETUP.fullmatch(before[before.rfind("<!-- example-setup") :])
+            one = bool(setup and setup.group(1))  # the `$ ` lines after the first are output
             commands: list[str] = []
             shown: list[list[str]] = []
             for b in body:
-                if b.startswith("$ "):
+                if b.startswith("$ ") and not (one and commands):
                     commands.append(b[2:])
                     shown.append([])
                 else:
                     shown[-1].append(b)
             found.append(Example(page.relative_to(ROOT).as_posix(), i + 2,
-                                 setup.group(1) if setup else "", tuple(commands),
+                                 setup.group(2) if setup else "", tuple(commands),
                                  tuple(tuple(s) for s in shown)))  # fmt: skip
         i = end + 1
     return found
@@ -115,10 +123,14 @@ def _run(example: Example, home: Path) -> list[list[str]]:
     return printed
 
 
+def _normal(line: str) -> str:
+    line = _PORT.sub("127.0.0.1:<port>", _MS.sub("<ms>", line))
+    return _WHEN.sub("<when>", line)
+
+
 def matches(shown: list[str], printed: list[str]) -> bool:
     """`shown` is `printed`, a lone `…` line standing for any number of lines."""
-    shown = [_WHEN.sub("<when>", s) for s in shown]
-    printed = [_WHEN.sub("<when>", p) for p in printed]
+    shown, printed = [_normal(s) for s in shown], [_normal(p) for p in printed]
     for lines in (shown, printed):
         while lines and not lines[-1].strip():
             lines.pop()
