@@ -25,6 +25,9 @@ from pathlib import Path
 
 import pytest
 
+# The first test also waits for the three installs (a module fixture), well over a minute on a
+# busy machine: more than the suite's default of 300 s per test is allowed for.
+pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 RULES = """\
