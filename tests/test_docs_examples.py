@@ -202,3 +202,13 @@ def test_links_between_the_pages_resolve() -> None:
                                       and anchor not in _anchors(where)):  # fmt: skip
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, broken
+
+
+def test_the_readme_commands_are_what_ci_and_the_demo_run() -> None:
+    """The front page's two commands exist, and CI (`.ci/run`) runs the README's test command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"^bash scripts/demo\.sh\b", readme, re.MULTILINE)
+    assert re.search(r"^bash scripts/test\.sh\b", readme, re.MULTILINE)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == "bash scripts/test.sh", ci[-1]
+    assert (ROOT / "scripts" / "demo.sh").is_file() and (ROOT / "scripts" / "test.sh").is_file()
