@@ -188,7 +188,7 @@ def test_gemini_documented_limit_a_user_can_name_the_hook_in_hooks_config_disabl
     home: Home,
 ) -> None:
     """Gemini merges hooksConfig.disabled as a union across tiers: an admin cannot take a name
-    back out (README and docs/hooks.md say so). Kept as a test so that the docs stay true."""
+    back out (docs/hooks.md says so). Kept as a test so that the docs stay true."""
     gemini = realtools.gemini()
     home.rules('prefix_rule(pattern=["touch"], decision="forbidden")\n')
     gemini_user_settings(home, {"hooksConfig": {"disabled": ["shellgate"]}})
