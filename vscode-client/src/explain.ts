@@ -18,12 +18,23 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider {
   }
 
   async show(title: string, text: string): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(this.put(title, text, ''));
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  /** Markdown, rendered (VS Code's Markdown preview of the read-only document), beside. */
+  async showMarkdown(title: string, markdown: string): Promise<void> {
+    const uri = this.put(title, markdown, '.md');
+    await vscode.workspace.openTextDocument(uri);
+    await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
+  }
+
+  private put(title: string, text: string, ext: string): vscode.Uri {
     this.counter += 1;
     const name = title.replace(/[\\/:*?"<>|#\s]+/g, ' ').trim().slice(0, 60) || 'trace';
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}`, query: String(this.counter) });
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}${ext}`, query: String(this.counter) });
     this.texts.set(uri.toString(), text);
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    return uri;
   }
 }
 
