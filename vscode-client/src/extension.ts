@@ -81,8 +81,11 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     const client = await need();
     if (!client) return;
     try {
-      const result = await explain(client, command);
-      await traces.show(`Explain ${typeof command === 'string' ? command : join(command)}`, renderTrace(result));
+      const result = (await explain(client, command)) as { markdown?: string };
+      const title = `Explain ${typeof command === 'string' ? command : join(command)}`;
+      // rendered: the outcome, the commands with their deciding rule as a link, the trace folded
+      if (typeof result?.markdown === 'string') await traces.showMarkdown(title, `# ${markdownTitle(title)}\n\n${result.markdown}`);
+      else await traces.show(title, renderTrace(result));
     } catch (e) {
       void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
     }
@@ -221,6 +224,10 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
 
 export async function deactivate(): Promise<void> {
   await server?.stop();
+}
+
+function markdownTitle(s: string): string {
+  return s.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
 }
 
 function errorText(e: unknown): string {
