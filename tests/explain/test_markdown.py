@@ -19,7 +19,8 @@ def _policy(tmp_path: Path):  # type: ignore[no-untyped-def]
     (tmp_path / "home").mkdir()
     rules = tmp_path / "team.rules"
     rules.write_text(RULES, encoding="utf-8")
-    return load_layers(discover_layers(codex_home=tmp_path / "home", extra_rules=[str(rules)])), rules
+    layers = discover_layers(codex_home=tmp_path / "home", extra_rules=[str(rules)])
+    return load_layers(layers), rules
 
 
 def test_outcome_first_then_a_table_with_links_then_the_trace_folded(tmp_path: Path) -> None:
@@ -28,7 +29,8 @@ def test_outcome_first_then_a_table_with_links_then_the_trace_folded(tmp_path: P
     md = render_markdown(ex)
     first, table, *rest = md.split("\n\n")
     assert first.startswith("**Refused**: ")
-    assert table.splitlines()[:2] == ["| # | command | decision | decided by |", "|---|---|---|---|"]
+    head = ["| # | command | decision | decided by |", "|---|---|---|---|"]
+    assert table.splitlines()[:2] == head
     uri = rules.as_uri()
     assert table.splitlines()[2] == (
         f"| 1 | `git push origin` | prompt | [team.rules:1]({uri}#L1) [cli] `git push` prompt: "

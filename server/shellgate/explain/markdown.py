@@ -38,7 +38,8 @@ def render_markdown(ex: Explanation, *, trace: bool = True) -> str:
         parts.append("\n".join(f"- ⚠ {_inline(w.message)}" for w in ex.warnings))
     if trace:
         text = render_text(ex).rstrip("\n").replace("```", "`\u200b``")
-        parts.append(f"<details><summary>Full trace</summary>\n\n```text\n{text}\n```\n\n</details>")
+        fold = "<details><summary>Full trace</summary>"
+        parts.append(f"{fold}\n\n```text\n{text}\n```\n\n</details>")
     return "\n\n".join(parts) + "\n"
 
 
