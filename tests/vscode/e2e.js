@@ -5,7 +5,7 @@ const fs = require('fs');
 const { spawn } = require('child_process');
 const path = require('path');
 const { chromium } = require('playwright-core');
-const { sel, quickOpen, command, answerInputBox, hoverOn } = require('./ui');
+const { sel, quickOpen, command, answerInputBox, hoverOn, webviewText } = require('./ui');
 
 const WS = process.env.WS;
 const SHOTS = process.env.SHOTS || '.';
@@ -172,15 +172,22 @@ function writeUserSettings(change) {
       return (await hover.innerText()).replace(/\s+/g, ' ').slice(0, 160);
     });
 
-    await check('Explain Command… shows a trace', async () => {
+    await check('Explain Command… opens a rendered view: the outcome first, the deciding rule as a link', async () => {
       await page.mouse.move(5, 5);
       await command(page, 'ShellGate: Explain Command…');
       await answerInputBox(page, 'touch explained.txt');
-      const doc = page.locator(`${sel.activeEditorLines}`, { hasText: 'touch explained.txt' });
-      await doc.first().waitFor({ timeout: 20000 });
-      const text = await doc.first().innerText();
-      if (!/prompt/.test(text)) throw new Error(`no decision in the trace: ${text.slice(0, 300)}`);
-      return text.replace(/\s+/g, ' ').slice(0, 160);
+      const text = (await webviewText(page, 'touch explained.txt')).replace(/\s+/g, ' ');
+      if (!/Asks you before it runs/.test(text)) throw new Error(`no outcome first: ${text.slice(0, 300)}`);
+      if (!/project\.rules:2 \[project\] touch prompt: creates files: ask first/.test(text)) throw new Error(`no deciding rule: ${text.slice(0, 400)}`);
+      if (!/Full trace/.test(text)) throw new Error(`no folded trace: ${text.slice(0, 400)}`);
+      let link = null;
+      for (const frame of page.frames()) {
+        const href = await frame.evaluate(() => { const a = [...document.querySelectorAll('a')].find((x) => /project\.rules:2/.test(x.textContent)); return a ? a.getAttribute('href') || a.dataset.href : null; }).catch(() => null);
+        if (href) link = href;
+      }
+      if (!link || !/project\.rules#L2$/.test(link)) throw new Error(`the rule is not a link to its line: ${link}`);
+      await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
+      return text.slice(0, 160);
     });
 
     await check('Explain Command at Cursor on an example', async () => {
@@ -188,10 +195,8 @@ function writeUserSettings(change) {
       const example = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: 'hover-example.txt' }).last();
       await example.click();
       await command(page, 'ShellGate: Explain Command at Cursor');
-      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch hover-example.txt' });
-      await doc.first().waitFor({ timeout: 20000 });
-      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
-      if (!/^ASKS/.test(text)) throw new Error(`not the trace of the example: ${text.slice(0, 200)}`);
+      const text = (await webviewText(page, 'touch hover-example.txt')).replace(/\s+/g, ' ');
+      if (!/Asks you/.test(text)) throw new Error(`not the trace of the example: ${text.slice(0, 200)}`);
       return text.slice(0, 120);
     });
 
@@ -242,9 +247,18 @@ function writeUserSettings(change) {
       // Rows wrap long lines: compare without the spaces.
       const text = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, '');
       if (title !== 'ShellGate: Claude Code wants to run the following command') throw new Error(`title: ${title}`);
-      if (!text.includes("$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
-      if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2\[project\]:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
+      if (!text.startsWith("$bash-lc'touchfrom-claude.txt'") && !text.includes("Pickananswer(Escape:No)$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
+      if (!/ClaudeCodeasksin.*·rule`touch`\([^)]*project\.rules[^)]*\[project\]\)→prompt:createsfiles:askfirst/.test(text)) throw new Error(`no deciding rule in the question: ${text}`);
+      // The answers are on screen without scrolling (1400x900; VS Code draws only visible rows).
+      for (const label of ['Yes, proceed', 'No', 'No, say what instead', 'Show details']) {
+        if (!(await answerRow(label).count()) || !(await answerRow(label).isVisible())) throw new Error(`${label} is not visible`);
+      }
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
+      // The whole trace is behind "Show details…", and the question stays open.
+      await answerRow('Show details').click();
+      const details = (await webviewText(page, "touch from-claude.txt'")).replace(/\s+/g, ' ');
+      if (!/Trace: prompt by rules/.test(details)) throw new Error(`no trace in the details: ${details.slice(0, 300)}`);
+      await asking('touch from-claude.txt').waitFor({ state: 'visible', timeout: 10000 });
       await clickAnswer('Yes, proceed');
       const answer = await hookAnswer(out, hook);
       if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
@@ -257,6 +271,39 @@ function writeUserSettings(change) {
         if (!history.includes(part)) throw new Error(`history lacks ${part}: ${history.slice(0, 600)}`);
       }
       return `hook got ${JSON.stringify(answer)}`;
+    });
+
+    await check('ShellGate view: Waiting lists the question with a badge; Allow Once there answers it; History and Policy follow', async () => {
+      const out = path.join(SHOTS, 'hook-view.json');
+      const hook = outsideHook(out, 'touch from-view.txt', 90);
+      await asking('touch from-view.txt').waitFor({ state: 'visible', timeout: 30000 });
+      await page.locator(sel.activityItem('ShellGate')).first().click();
+      const waiting = page.locator(sel.viewPane('Waiting'));
+      const row = waiting.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
+      await row.waitFor({ timeout: 20000 });
+      const badge = (await page.locator(sel.activityBadge('ShellGate')).first().innerText()).trim();
+      if (badge !== '1') throw new Error(`badge: ${badge}`);
+      const described = (await row.innerText()).replace(/\s+/g, ' ');
+      if (!described.includes('Claude Code')) throw new Error(`row: ${described}`);
+      await page.screenshot({ path: path.join(SHOTS, 'views-waiting.png') });
+      await row.hover();
+      await row.locator('.action-label[aria-label="Allow Once"]').click();
+      const answer = await hookAnswer(out, hook);
+      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
+      await asking('touch from-view.txt').waitFor({ state: 'hidden', timeout: 10000 });
+      await row.waitFor({ state: 'detached', timeout: 10000 });
+      const history = page.locator(sel.viewPane('History'));
+      const answered = history.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
+      await answered.waitFor({ timeout: 15000 });
+      const said = (await answered.innerText()).replace(/\s+/g, ' ');
+      if (!/approved by person/.test(said)) throw new Error(`history row: ${said}`);
+      const policy = page.locator(sel.viewPane('Policy'));
+      const file = policy.locator(sel.treeRow, { hasText: 'project.rules' }).first();
+      await file.waitFor({ timeout: 15000 });
+      const fileText = (await file.innerText()).replace(/\s+/g, ' ');
+      if (!/2 rules/.test(fileText)) throw new Error(`policy row: ${fileText}`);
+      await page.screenshot({ path: path.join(SHOTS, 'views.png') });
+      return `${said} | ${fileText}`;
     });
 
     await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {
@@ -358,9 +405,7 @@ function writeUserSettings(change) {
       await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write' }).first().waitFor({ timeout: 15000 });
       await command(page, 'ShellGate: Explain Command…');
       await answerInputBox(page, 'touch after-restart.txt');
-      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch after-restart.txt' });
-      await doc.first().waitFor({ timeout: 30000 });
-      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
+      const text = (await webviewText(page, 'touch after-restart.txt', 30000)).replace(/\s+/g, ' ');
       if (!text.includes('approval untrusted')) throw new Error(`the trace does not use the new policy: ${text.slice(0, 300)}`);
       return `server starts in the log: ${before} -> ${serverStarts()}`;
     });
