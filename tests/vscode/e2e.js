@@ -180,12 +180,18 @@ function writeUserSettings(change) {
       if (!/Asks you before it runs/.test(text)) throw new Error(`no outcome first: ${text.slice(0, 300)}`);
       if (!/project\.rules:2 \[project\] touch prompt: creates files: ask first/.test(text)) throw new Error(`no deciding rule: ${text.slice(0, 400)}`);
       if (!/Full trace/.test(text)) throw new Error(`no folded trace: ${text.slice(0, 400)}`);
+      // The deciding rule is a link; a click opens the rules file at that rule.
       let link = null;
       for (const frame of page.frames()) {
-        const href = await frame.evaluate(() => { const a = [...document.querySelectorAll('a')].find((x) => /project\.rules:2/.test(x.textContent)); return a ? a.getAttribute('href') || a.dataset.href : null; }).catch(() => null);
-        if (href) link = href;
+        const a = frame.locator('a', { hasText: 'project.rules:2' }).first();
+        if (await a.count().catch(() => 0)) { link = a; break; }
       }
-      if (!link || !/project\.rules#L2$/.test(link)) throw new Error(`the rule is not a link to its line: ${link}`);
+      if (!link) throw new Error('the deciding rule is not a link');
+      const href = await link.getAttribute('href');
+      if (!/^command:shellgate\.openAt\?/.test(href) || !decodeURIComponent(href).includes('project.rules",2,')) throw new Error(`link: ${href}`);
+      await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
+      await link.click();
+      await page.locator('.tabs-container .tab.active', { hasText: 'project.rules' }).first().waitFor({ timeout: 15000 });
       await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
       return text.slice(0, 160);
     });
@@ -224,7 +230,7 @@ function writeUserSettings(change) {
       return JSON.parse(fs.readFileSync(out, 'utf8'));
     };
     // An outside agent's question: a QuickPick (it closes when the question is over).
-    const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Asked by Claude Code' });
+    const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Claude Code asks' });
     const answerRow = (label) => page.locator(sel.quickRow).filter({ hasText: label }).first();
     // A long question pushes the choices below the list's fold, where the virtual list has not
     // drawn them yet: scroll until the row exists, then click it.
@@ -519,7 +525,7 @@ function writeUserSettings(change) {
 
     // One chat turn: the stand-in model (vscode-agent-script.json) calls run_in_terminal four
     // times: a forbidden command, an allowed one, and two that need approval (yes, then no).
-    const vscodeAsking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: "Asked by VS Code's agent" });
+    const vscodeAsking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: "VS Code's agent asks" });
     await check("VS Code's agent: a forbidden run_in_terminal command is denied, and the model reads ShellGate's reason", async () => {
       await page.keyboard.press('Escape');
       await command(page, 'Chat: Open Chat');

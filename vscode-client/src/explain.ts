@@ -22,13 +22,6 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider {
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
-  /** Markdown, rendered (VS Code's Markdown preview of the read-only document), beside. */
-  async showMarkdown(title: string, markdown: string): Promise<void> {
-    const uri = this.put(title, markdown, '.md');
-    await vscode.workspace.openTextDocument(uri);
-    await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
-  }
-
   private put(title: string, text: string, ext: string): vscode.Uri {
     this.counter += 1;
     const name = title.replace(/[\\/:*?"<>|#\s]+/g, ' ').trim().slice(0, 60) || 'trace';

@@ -17,6 +17,7 @@ import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
 import { changePolicy, StatusItem } from './status';
+import { MarkdownViews } from './markdownview';
 import { join, renderTrace } from './trace';
 import { registerViewCommands, Views } from './views';
 
@@ -41,8 +42,9 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
   const status = new StatusItem();
   const traces = new TraceDocuments();
   const views = new Views();
+  const rendered = new MarkdownViews();
   setQuestionBoard(views);
-  setDetailsView((p) => traces.showMarkdown(`Question ${join(p.command)}`, detailsMarkdown(p)));
+  setDetailsView((p) => rendered.show(`Question: ${join(p.command)}`, detailsMarkdown(p)));
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams, token) => askApproval(p, log, token)),
     (client) => client.onNotification('shellgate/approveClosed', (c: { id: string; message: string }) => approvalClosed(c)),
@@ -56,7 +58,7 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     (client) => client.onNotification('shellgate/policyChanged', () => { void views.refreshPolicy(client); }),
   ]);
   server = srv;
-  context.subscriptions.push(log, runOut, agent.out, status, views, srv.onDidChangeClient((c) => {
+  context.subscriptions.push(log, runOut, agent.out, status, views, rendered, srv.onDidChangeClient((c) => {
     status.setRunning(Boolean(c));
     void status.refresh(c);
     void views.refreshPolicy(c);
@@ -84,7 +86,7 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
       const result = (await explain(client, command)) as { markdown?: string };
       const title = `Explain ${typeof command === 'string' ? command : join(command)}`;
       // rendered: the outcome, the commands with their deciding rule as a link, the trace folded
-      if (typeof result?.markdown === 'string') await traces.showMarkdown(title, `# ${markdownTitle(title)}\n\n${result.markdown}`);
+      if (typeof result?.markdown === 'string') await rendered.show(title, `# ${markdownTitle(title)}\n\n${result.markdown}`);
       else await traces.show(title, renderTrace(result));
     } catch (e) {
       void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
@@ -154,7 +156,7 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     ...registerViewCommands(views, {
       client: () => srv.current,
       explain: (words) => explainAndShow(words),
-      showQuestion: (p) => traces.showMarkdown(`Question ${join(p.command)}`, detailsMarkdown(p)),
+      showQuestion: (p) => rendered.show(`Question: ${join(p.command)}`, detailsMarkdown(p)),
       installHook: async (args) => {
         const run = await shellgate(context, args);
         log.info(`shellgate ${args.join(' ')} (exit ${run.code})\n${run.stdout}${run.stderr}`);

@@ -257,3 +257,15 @@ export function agentNodes(agents: AgentHook[], reviewer?: string | null): Node[
     };
   });
 }
+
+// ---- Markdown -------------------------------------------------------------------------------
+
+/** `[text](file:///path#L12)` links as command links that open the file at that line
+ * (`command:shellgate.openAt?["/path",12]`): a webview page can run only that command. */
+export function commandLinks(markdown: string): string {
+  return markdown.replace(/\]\((file:\/\/[^)\s]+?)(?:#L(\d+))?\)/g, (_m, uri: string, line?: string) => {
+    const path = decodeURIComponent(uri.replace(/^file:\/\//, ''));
+    const args = encodeURIComponent(JSON.stringify([path, Number(line ?? 1), 1]));
+    return `](command:shellgate.openAt?${args})`;
+  });
+}

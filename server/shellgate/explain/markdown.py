@@ -48,7 +48,7 @@ def rule_link(hit: RuleHit) -> str:
     if hit.path is None:
         return "built in"
     name = f"{Path(hit.path).name}:{hit.line or 1}"
-    return f"[{_link_text(name)}]({Path(hit.path).as_uri()}#L{hit.line or 1})"
+    return f"[{_link_text(name)}]({Path(hit.path).absolute().as_uri()}#L{hit.line or 1})"
 
 
 def _decided_by(seg: Segment) -> str:
