@@ -253,8 +253,8 @@ function writeUserSettings(change) {
       // Rows wrap long lines: compare without the spaces.
       const text = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, '');
       if (title !== 'ShellGate: Claude Code wants to run the following command') throw new Error(`title: ${title}`);
-      if (!text.startsWith("$bash-lc'touchfrom-claude.txt'") && !text.includes("Pickananswer(Escape:No)$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
-      if (!/ClaudeCodeasksin.*·rule`touch`\([^)]*project\.rules[^)]*\[project\]\)→prompt:createsfiles:askfirst/.test(text)) throw new Error(`no deciding rule in the question: ${text}`);
+      if (!text.includes("$bash-lc'touchfrom-claude.txt'ClaudeCodeasksin")) throw new Error(`question: ${text}`);
+      if (!/ClaudeCodeasksin.*·rule`touch`\(project\.rules:2\[project\]\)→prompt:createsfiles:askfirst/.test(text)) throw new Error(`no deciding rule in the question: ${text}`);
       // The answers are on screen without scrolling (1400x900; VS Code draws only visible rows).
       for (const label of ['Yes, proceed', 'No', 'No, say what instead', 'Show details']) {
         if (!(await answerRow(label).count()) || !(await answerRow(label).isVisible())) throw new Error(`${label} is not visible`);

@@ -21,10 +21,10 @@ const sel = {
   panelLines: '.part.panel .monaco-editor .view-lines',
   chatInput: '.interactive-input-part .monaco-editor',
   chatResponse: '.interactive-item-container.interactive-response',
-  activityItem: (name) => `.activitybar .action-item a[aria-label^="${name}"]`,
+  activityItem: (name) => `.activitybar .action-item [aria-label^="${name}"]`,
   viewPane: (title) => `.pane:has(.pane-header[aria-label^="${title}"])`,
   treeRow: '.monaco-list-row',
-  activityBadge: (name) => `.activitybar .action-item:has(a[aria-label^="${name}"]) .badge-content`,
+  activityBadge: (name) => `.activitybar .action-item:has([aria-label^="${name}"]) .badge-content`,
 };
 
 /** The text of the webview (a Markdown preview, ...) holding `expect`, folded parts included:

@@ -174,7 +174,9 @@ export function decidingLine(p: ApproveParams): string {
   const rule = p.matchedRules?.[0];
   let why: string;
   if (rule && rule.kind !== 'heuristics') {
-    const where = [rule.source, rule.layer ? `[${rule.layer}]` : null].filter(Boolean).map((x) => clean(String(x))).join(' ');
+    // the file's name and line here (its whole path is in the details)
+    const source = rule.source ? rule.source.split('/').pop()?.replace(/:\d+$/, '') : null;
+    const where = [source, rule.layer ? `[${rule.layer}]` : null].filter(Boolean).map((x) => clean(String(x))).join(' ');
     why = `rule \`${clean(join(rule.matchedPrefix))}\`${where ? ` (${where})` : ''} → ${rule.decision}` +
       `${rule.justification ? `: ${clean(rule.justification, 120)}` : ''}`;
   } else if (rule) {

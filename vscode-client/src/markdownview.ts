@@ -3,13 +3,13 @@
 // would do, but its engine drops `file:` links; here a rule's link becomes a command link that
 // opens the rules file at that line, and only that command may run from the page.
 import * as vscode from 'vscode';
-import { commandLinks } from './viewmodel';
+import { commandLinks, linked } from './viewmodel';
 
 export class MarkdownViews implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
 
   async show(title: string, markdown: string): Promise<void> {
-    const body = String(await vscode.commands.executeCommand('markdown.api.render', commandLinks(markdown)));
+    const body = linked(String(await vscode.commands.executeCommand('markdown.api.render', commandLinks(markdown))));
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel('shellgate.explain', title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
         enableScripts: false, enableCommandUris: ['shellgate.openAt'], localResourceRoots: [],

@@ -269,3 +269,14 @@ export function commandLinks(markdown: string): string {
     return `](command:shellgate.openAt?${args})`;
   });
 }
+
+/** The Markdown engine leaves a link's target in `data-href` (the preview's script follows it);
+ * with no script here, the target goes back into `href`. */
+export function linked(html: string): string {
+  return html.replace(/<a\b([^>]*)>/g, (tag, attrs: string) => {
+    const target = /\sdata-href="([^"]*)"/.exec(attrs)?.[1];
+    if (target === undefined) return tag;
+    return `<a${attrs.replace(/\shref="[^"]*"/, '').replace(/\sdata-href="[^"]*"/, '')} href="${target}">`;
+  });
+}
+

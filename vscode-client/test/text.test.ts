@@ -157,7 +157,7 @@ test('an outside agent\'s QuickPick: the command whole on its rows, literal, wha
   assert.ok(lines.every((l) => l.replace(/\u200b/g, '').length <= 80 && l.trim() !== ''), 'short rows, no blank ones');
   // The command is all there, its end included, and `$(date)` is not an icon.
   assert.equal(lines.slice(0, 3).join(''), `$ bash -lc '${long}'`.replace('$(', '$\u200b('));
-  assert.match(lines.slice(3).join(''), /^Claude Code asks in \/work · rule `mkdir` \(\/r\/a\.rules:2:1 \[user\]\) → prompt: asks$/);
+  assert.match(lines.slice(3).join(''), /^Claude Code asks in \/work · rule `mkdir` \(a\.rules:2 \[user\]\) → prompt: asks$/);
   assert.deepEqual(choices.map((c) => [c.label, c.id]), [['Yes, proceed', 'approved'],
     ['Always (add rule)', 'approved_execpolicy_amendment'], ['No', 'denied'], ['No, say what instead', 'abort']]);
   assert.match(choices[2].detail, /^Does not run it/);

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import type { ApproveParams } from '../src/approvaltext';
 import type { AgentHook } from '../src/governtext';
-import { agentNodes, ago, commandLinks, fromApproval, historyNodes, policyNodes, waitingNodes, type Decision, type PolicyFolder } from '../src/viewmodel';
+import { agentNodes, ago, commandLinks, linked, fromApproval, historyNodes, policyNodes, waitingNodes, type Decision, type PolicyFolder } from '../src/viewmodel';
 
 const question = (id: string, cmd: string[], agent?: string): ApproveParams => ({
   id, command: cmd, cwd: '/w', choices: [{ id: 'approved', label: 'Yes' }],
@@ -96,4 +96,9 @@ test('a rule\'s file link becomes a link that opens the file at its line, and no
   const md = '| 1 | `rm x` | forbidden | [p.rules:2](file:///w/a%20b/p.rules#L2) [user] `rm` |';
   assert.equal(commandLinks(md), `| 1 | \`rm x\` | forbidden | [p.rules:2](command:shellgate.openAt?${encodeURIComponent(JSON.stringify(['/w/a b/p.rules', 2, 1]))}) [user] \`rm\` |`);
   assert.equal(commandLinks('[x](https://e.invalid/)'), '[x](https://e.invalid/)');
+});
+
+test('a link rendered for the preview\'s script gets its target back in href', () => {
+  assert.equal(linked('<p><a href="" data-href="command:shellgate.openAt?x" title="t">p.rules:2</a> <a href="https://e">e</a></p>'),
+    '<p><a title="t" href="command:shellgate.openAt?x">p.rules:2</a> <a href="https://e">e</a></p>');
 });
