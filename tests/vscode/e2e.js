@@ -187,7 +187,7 @@ function writeUserSettings(change) {
         if (await a.count().catch(() => 0)) { link = a; break; }
       }
       if (!link) throw new Error('the deciding rule is not a link');
-      const href = await link.getAttribute('href');
+      const href = (await link.getAttribute('data-href')) || (await link.getAttribute('href')) || '';
       if (!/^command:shellgate\.openAt\?/.test(href) || !decodeURIComponent(href).includes('project.rules",2,')) throw new Error(`link: ${href}`);
       await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
       await link.click();
@@ -280,11 +280,13 @@ function writeUserSettings(change) {
     });
 
     await check('ShellGate view: Waiting lists the question with a badge; Allow Once there answers it; History and Policy follow', async () => {
+      // Open the view first: a command typed while the question shows would replace its QuickPick.
+      await command(page, 'ShellGate: Focus on Waiting View');
+      const waiting = page.locator(sel.viewPane('Waiting'));
+      await waiting.first().waitFor({ timeout: 15000 });
       const out = path.join(SHOTS, 'hook-view.json');
       const hook = outsideHook(out, 'touch from-view.txt', 90);
       await asking('touch from-view.txt').waitFor({ state: 'visible', timeout: 30000 });
-      await page.locator(sel.activityItem('ShellGate')).first().click();
-      const waiting = page.locator(sel.viewPane('Waiting'));
       const row = waiting.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
       await row.waitFor({ timeout: 20000 });
       const badge = (await page.locator(sel.activityBadge('ShellGate')).first().innerText()).trim();

@@ -280,3 +280,17 @@ export function linked(html: string): string {
   });
 }
 
+
+/** The arguments of a `command:shellgate.openAt?…` link clicked in a view ([path, line, column]),
+ * or undefined when it is anything else. */
+export function openAtArgs(target: unknown): [string, number, number] | undefined {
+  if (typeof target !== 'string' || !target.startsWith('command:shellgate.openAt?')) return undefined;
+  try {
+    const args: unknown = JSON.parse(decodeURIComponent(target.slice('command:shellgate.openAt?'.length)));
+    if (!Array.isArray(args) || typeof args[0] !== 'string' || !args[0].startsWith('/')) return undefined;
+    const [path, line, column] = args as [string, unknown, unknown];
+    return [path, Number.isInteger(line) ? (line as number) : 1, Number.isInteger(column) ? (column as number) : 1];
+  } catch {
+    return undefined;
+  }
+}

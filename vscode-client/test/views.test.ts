@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import type { ApproveParams } from '../src/approvaltext';
 import type { AgentHook } from '../src/governtext';
-import { agentNodes, ago, commandLinks, linked, fromApproval, historyNodes, policyNodes, waitingNodes, type Decision, type PolicyFolder } from '../src/viewmodel';
+import { agentNodes, ago, commandLinks, linked, openAtArgs, fromApproval, historyNodes, policyNodes, waitingNodes, type Decision, type PolicyFolder } from '../src/viewmodel';
 
 const question = (id: string, cmd: string[], agent?: string): ApproveParams => ({
   id, command: cmd, cwd: '/w', choices: [{ id: 'approved', label: 'Yes' }],
@@ -101,4 +101,12 @@ test('a rule\'s file link becomes a link that opens the file at its line, and no
 test('a link rendered for the preview\'s script gets its target back in href', () => {
   assert.equal(linked('<p><a href="" data-href="command:shellgate.openAt?x" title="t">p.rules:2</a> <a href="https://e">e</a></p>'),
     '<p><a title="t" href="command:shellgate.openAt?x">p.rules:2</a> <a href="https://e">e</a></p>');
+});
+
+test('a click in the view opens only a rules file at a line', () => {
+  const link = `command:shellgate.openAt?${encodeURIComponent(JSON.stringify(['/w/p.rules', 2, 1]))}`;
+  assert.deepEqual(openAtArgs(link), ['/w/p.rules', 2, 1]);
+  assert.equal(openAtArgs('command:workbench.action.terminal.sendSequence?{}'), undefined);
+  assert.equal(openAtArgs(`command:shellgate.openAt?${encodeURIComponent('["relative", 1]')}`), undefined);
+  assert.equal(openAtArgs('https://e.invalid'), undefined);
 });
