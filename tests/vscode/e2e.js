@@ -5,7 +5,7 @@ const fs = require('fs');
 const { spawn } = require('child_process');
 const path = require('path');
 const { chromium } = require('playwright-core');
-const { sel, quickOpen, command, answerInputBox, hoverOn } = require('./ui');
+const { sel, quickOpen, command, answerInputBox, hoverOn, webviewText } = require('./ui');
 
 const WS = process.env.WS;
 const SHOTS = process.env.SHOTS || '.';
@@ -172,15 +172,29 @@ function writeUserSettings(change) {
       return (await hover.innerText()).replace(/\s+/g, ' ').slice(0, 160);
     });
 
-    await check('Explain Command… shows a trace', async () => {
+    await check('Explain Command… opens a rendered view: the outcome first, the deciding rule as a link', async () => {
       await page.mouse.move(5, 5);
       await command(page, 'ShellGate: Explain Command…');
       await answerInputBox(page, 'touch explained.txt');
-      const doc = page.locator(`${sel.activeEditorLines}`, { hasText: 'touch explained.txt' });
-      await doc.first().waitFor({ timeout: 20000 });
-      const text = await doc.first().innerText();
-      if (!/prompt/.test(text)) throw new Error(`no decision in the trace: ${text.slice(0, 300)}`);
-      return text.replace(/\s+/g, ' ').slice(0, 160);
+      const text = (await webviewText(page, 'touch explained.txt')).replace(/\s+/g, ' ');
+      if (!/Asks you before it runs/.test(text)) throw new Error(`no outcome first: ${text.slice(0, 300)}`);
+      if (!/project\.rules:2 \[project\] touch prompt: creates files: ask first/.test(text)) throw new Error(`no deciding rule: ${text.slice(0, 400)}`);
+      if (!/Full trace/.test(text)) throw new Error(`no folded trace: ${text.slice(0, 400)}`);
+      // The deciding rule is a link; a click opens the rules file at that rule.
+      let link = null;
+      for (const frame of page.frames()) {
+        if (frame === page.mainFrame()) continue; // a hover there has such a link too
+        const a = frame.locator('a', { hasText: 'project.rules:2' }).first();
+        if (await a.count().catch(() => 0)) { link = a; break; }
+      }
+      if (!link) throw new Error('the deciding rule is not a link');
+      const href = (await link.getAttribute('data-href')) || (await link.getAttribute('href')) || '';
+      if (!/^command:shellgate\.openAt\?/.test(href) || !decodeURIComponent(href).includes('project.rules",2,')) throw new Error(`link: ${href}`);
+      await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
+      await link.click();
+      await page.locator('.tabs-container .tab.active', { hasText: 'project.rules' }).first().waitFor({ timeout: 15000 });
+      await page.screenshot({ path: path.join(SHOTS, 'explain-view.png') });
+      return text.slice(0, 160);
     });
 
     await check('Explain Command at Cursor on an example', async () => {
@@ -188,10 +202,8 @@ function writeUserSettings(change) {
       const example = page.locator(`${sel.activeEditorLines} .view-line span`, { hasText: 'hover-example.txt' }).last();
       await example.click();
       await command(page, 'ShellGate: Explain Command at Cursor');
-      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch hover-example.txt' });
-      await doc.first().waitFor({ timeout: 20000 });
-      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
-      if (!/^ASKS/.test(text)) throw new Error(`not the trace of the example: ${text.slice(0, 200)}`);
+      const text = (await webviewText(page, 'touch hover-example.txt')).replace(/\s+/g, ' ');
+      if (!/Asks you/.test(text)) throw new Error(`not the trace of the example: ${text.slice(0, 200)}`);
       return text.slice(0, 120);
     });
 
@@ -219,7 +231,7 @@ function writeUserSettings(change) {
       return JSON.parse(fs.readFileSync(out, 'utf8'));
     };
     // An outside agent's question: a QuickPick (it closes when the question is over).
-    const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Asked by Claude Code' });
+    const asking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: 'Claude Code asks' });
     const answerRow = (label) => page.locator(sel.quickRow).filter({ hasText: label }).first();
     // A long question pushes the choices below the list's fold, where the virtual list has not
     // drawn them yet: scroll until the row exists, then click it.
@@ -242,9 +254,18 @@ function writeUserSettings(change) {
       // Rows wrap long lines: compare without the spaces.
       const text = (await page.locator(sel.quickInput).innerText()).replace(/\s+/g, '');
       if (title !== 'ShellGate: Claude Code wants to run the following command') throw new Error(`title: ${title}`);
-      if (!text.includes("$bash-lc'touchfrom-claude.txt'")) throw new Error(`question: ${text}`);
-      if (!/Trace:promptbyrules1\.touchfrom-claude\.txt→prompt\(rule[^)]*project\.rules:2\[project\]:createsfiles:askfirst\)/.test(text)) throw new Error(`no trace in the question: ${text}`);
+      if (!text.includes("$bash-lc'touchfrom-claude.txt'ClaudeCodeasksin")) throw new Error(`question: ${text}`);
+      if (!/ClaudeCodeasksin.*·rule`touch`\(project\.rules:2\[project\]\)→prompt:createsfiles:askfirst/.test(text)) throw new Error(`no deciding rule in the question: ${text}`);
+      // The answers are on screen without scrolling (1400x900; VS Code draws only visible rows).
+      for (const label of ['Yes, proceed', 'No', 'No, say what instead', 'Show details']) {
+        if (!(await answerRow(label).count()) || !(await answerRow(label).isVisible())) throw new Error(`${label} is not visible`);
+      }
       await page.screenshot({ path: path.join(SHOTS, 'outside-agent-dialog.png') });
+      // The whole trace is behind "Show details…", and the question stays open.
+      await answerRow('Show details').click();
+      const details = (await webviewText(page, "touch from-claude.txt'")).replace(/\s+/g, ' ');
+      if (!/Trace: prompt by rules/.test(details)) throw new Error(`no trace in the details: ${details.slice(0, 300)}`);
+      await asking('touch from-claude.txt').waitFor({ state: 'visible', timeout: 10000 });
       await clickAnswer('Yes, proceed');
       const answer = await hookAnswer(out, hook);
       if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
@@ -257,6 +278,40 @@ function writeUserSettings(change) {
         if (!history.includes(part)) throw new Error(`history lacks ${part}: ${history.slice(0, 600)}`);
       }
       return `hook got ${JSON.stringify(answer)}`;
+    });
+
+    await check('ShellGate view: Waiting lists the question with a badge; Allow Once there answers it; History and Policy follow', async () => {
+      // Open the view first: a command typed while the question shows would replace its QuickPick.
+      await command(page, 'ShellGate: Focus on Waiting View');
+      const waiting = page.locator(sel.viewPane('Waiting'));
+      await waiting.first().waitFor({ timeout: 15000 });
+      const out = path.join(SHOTS, 'hook-view.json');
+      const hook = outsideHook(out, 'touch from-view.txt', 90);
+      await asking('touch from-view.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const row = waiting.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
+      await row.waitFor({ timeout: 20000 });
+      const badge = (await page.locator(sel.activityBadge('ShellGate')).first().innerText()).trim();
+      if (badge !== '1') throw new Error(`badge: ${badge}`);
+      const described = (await row.innerText()).replace(/\s+/g, ' ');
+      if (!described.includes('Claude Code')) throw new Error(`row: ${described}`);
+      await page.screenshot({ path: path.join(SHOTS, 'views-waiting.png') });
+      await row.hover();
+      await row.locator('.action-label[aria-label="Allow Once"]').click();
+      const answer = await hookAnswer(out, hook);
+      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
+      await asking('touch from-view.txt').waitFor({ state: 'hidden', timeout: 10000 });
+      await row.waitFor({ state: 'detached', timeout: 10000 });
+      const history = page.locator(sel.viewPane('History'));
+      const answered = history.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).filter({ hasText: 'approved by person' }).first();
+      await answered.waitFor({ timeout: 15000 });
+      const said = (await answered.innerText()).replace(/\s+/g, ' ');
+      const policy = page.locator(sel.viewPane('Policy'));
+      const file = policy.locator(sel.treeRow, { hasText: 'project.rules' }).first();
+      await file.waitFor({ timeout: 15000 });
+      const fileText = (await file.innerText()).replace(/\s+/g, ' ');
+      if (!/2 rules/.test(fileText)) throw new Error(`policy row: ${fileText}`);
+      await page.screenshot({ path: path.join(SHOTS, 'views.png') });
+      return `${said} | ${fileText}`;
     });
 
     await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {
@@ -358,9 +413,7 @@ function writeUserSettings(change) {
       await page.locator(sel.statusItem, { hasText: 'untrusted · workspace-write' }).first().waitFor({ timeout: 15000 });
       await command(page, 'ShellGate: Explain Command…');
       await answerInputBox(page, 'touch after-restart.txt');
-      const doc = page.locator(sel.activeEditorLines, { hasText: 'touch after-restart.txt' });
-      await doc.first().waitFor({ timeout: 30000 });
-      const text = (await doc.first().innerText()).replace(/\s+/g, ' ');
+      const text = (await webviewText(page, 'touch after-restart.txt', 30000)).replace(/\s+/g, ' ');
       if (!text.includes('approval untrusted')) throw new Error(`the trace does not use the new policy: ${text.slice(0, 300)}`);
       return `server starts in the log: ${before} -> ${serverStarts()}`;
     });
@@ -474,7 +527,7 @@ function writeUserSettings(change) {
 
     // One chat turn: the stand-in model (vscode-agent-script.json) calls run_in_terminal four
     // times: a forbidden command, an allowed one, and two that need approval (yes, then no).
-    const vscodeAsking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: "Asked by VS Code's agent" });
+    const vscodeAsking = (cmd) => page.locator(sel.quickInput, { hasText: cmd }).filter({ hasText: "VS Code's agent asks" });
     await check("VS Code's agent: a forbidden run_in_terminal command is denied, and the model reads ShellGate's reason", async () => {
       await page.keyboard.press('Escape');
       await command(page, 'Chat: Open Chat');

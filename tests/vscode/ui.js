@@ -21,7 +21,25 @@ const sel = {
   panelLines: '.part.panel .monaco-editor .view-lines',
   chatInput: '.interactive-input-part .monaco-editor',
   chatResponse: '.interactive-item-container.interactive-response',
+  activityItem: (name) => `.activitybar .action-item [aria-label^="${name}"]`,
+  viewPane: (title) => `.pane:has(.pane-header[aria-label^="${title}"])`,
+  treeRow: '.monaco-list-row',
+  activityBadge: (name) => `.activitybar .action-item:has([aria-label^="${name}"]) .badge-content`,
 };
+
+/** The text of the webview (a Markdown preview, ...) holding `expect`, folded parts included:
+ * webviews are nested iframes from another origin, so every frame is asked. */
+async function webviewText(page, expect, timeoutMs = 20000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    for (const frame of page.frames()) {
+      const text = await frame.evaluate(() => document.body ? document.body.textContent : '').catch(() => '');
+      if (text && text.includes(expect) && !text.includes('monaco-workbench')) return text;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`no webview shows ${JSON.stringify(expect)}`);
+}
 
 async function quickOpen(page, text) {
   await page.keyboard.press('Control+P');
@@ -67,4 +85,4 @@ async function hoverOn(page, text, expect) {
   throw new Error(`no hover with ${JSON.stringify(expect)} over ${JSON.stringify(text)}`);
 }
 
-module.exports = { sel, quickOpen, command, answerInputBox, hoverOn };
+module.exports = { sel, quickOpen, command, answerInputBox, hoverOn, webviewText };

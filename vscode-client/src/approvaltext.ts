@@ -155,17 +155,46 @@ export function clean(text: string, max = 2000): string {
 }
 
 /** An outside agent's question as a QuickPick (which, unlike a modal, can be closed when the
- * question is over): the dialog's lines first, then the choices. Enter on a line does nothing,
- * so a stray Enter never answers. VS Code draws `$(name)` in QuickPick rows as an icon and the
+ * question is over): two rows, the command and what decided it, then the choices; the whole
+ * trace is behind "Show details…". VS Code draws `$(name)` in QuickPick rows as an icon and the
  * text would vanish (`echo $(date)`): a zero-width space keeps it literal. */
 export function pickRows(p: ApproveParams): { lines: string[]; choices: { label: string; id: string; detail: string }[] } {
   const literal = (s: string): string => s.replace(/\$\(/g, '$\u200b(');
-  // A row cuts off what does not fit, and the end of a command is what matters most: long lines
-  // are wrapped onto several rows, as are line breaks inside untrusted text.
-  const lines = [...about(p), ...after(p)].flatMap((l) => l.split('\n')).filter((l) => l.trim())
-    .flatMap((l) => wrap(l)).map(literal);
+  // A row cuts off what does not fit, and every part of a command matters (its end most): the
+  // command is wrapped onto as many rows as it needs.
+  const command = `$ ${clean(join(p.command), 600)}`.split('\n').flatMap((l) => wrap(l));
+  const lines = [...command, ...wrap(decidingLine(p))].map(literal);
   const choices = p.choices.map((c) => ({ label: literal(button(c)), id: c.id, detail: literal(meaning(c, p)) }));
   return { lines, choices };
+}
+
+/** Who asks, where, and what decided: one row. */
+export function decidingLine(p: ApproveParams): string {
+  const who = p.agent ? `${clean(p.agent.name)} asks` : 'Asked';
+  const rule = p.matchedRules?.[0];
+  let why: string;
+  if (rule && rule.kind !== 'heuristics') {
+    // the file's name and line here (its whole path is in the details)
+    const source = rule.source ? rule.source.split('/').pop()?.replace(/:\d+$/, '') : null;
+    const where = [source, rule.layer ? `[${rule.layer}]` : null].filter(Boolean).map((x) => clean(String(x))).join(' ');
+    why = `rule \`${clean(join(rule.matchedPrefix))}\`${where ? ` (${where})` : ''} → ${rule.decision}` +
+      `${rule.justification ? `: ${clean(rule.justification, 120)}` : ''}`;
+  } else if (rule) {
+    why = `heuristics → ${rule.decision}${p.reason ? `: ${clean(p.reason, 160)}` : ''}`;
+  } else {
+    why = p.reason ? clean(p.reason, 200) : 'no rule matched: the approval policy asks';
+  }
+  return `${who} in ${clean(p.cwd, 80)} · ${why}`.replace(/\n/g, ' ');
+}
+
+/** The whole question as Markdown, for "Show details…": what decided, the choices, the trace. */
+export function detailsMarkdown(p: ApproveParams): string {
+  const { title, detail } = renderApproval(p);
+  return `# ${mdText(title)}\n\n\`\`\`text\n${detail.replace(/\`\`\`/g, '`\u200b``')}\n\`\`\`\n`;
+}
+
+function mdText(s: string): string {
+  return s.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`);
 }
 
 /** A notice from the server (`shellgate/approveClosed`): literal, and no `[text](link)`. */

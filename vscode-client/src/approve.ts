@@ -13,12 +13,31 @@ export type { ApproveParams } from './approvaltext';
 
 const showing = new Map<string, () => void>(); // question id -> close its QuickPick
 const OVER = Symbol('the question is over'); // closed by the server's side, not by a choice
+// Words given with an answer from the Waiting view (Deny with a reason): not asked again.
+const given = new Map<string, string | undefined>();
+
+/** Where open questions are listed and can be answered besides the dialog (the Waiting view). */
+export interface QuestionBoard {
+  asked(p: ApproveParams, answer?: (choice: string, message?: string) => void): void;
+  over(id: string): void;
+}
+let board: QuestionBoard | undefined;
+export function setQuestionBoard(b: QuestionBoard | undefined): void { board = b; }
 
 export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel,
   token?: vscode.CancellationToken): Promise<ApproveResult> {
   const refusal = REFUSALS.map((id) => p.choices.find((c) => c.id === id)).find(Boolean);
   log.info(`approval ${p.id} asked: ${join(p.command)}`);
-  const picked = p.agent ? await pickChoice(p, token) : await modal(p, refusal);
+  let picked: string | undefined | typeof OVER;
+  try {
+    if (p.agent) picked = await pickChoice(p, token);
+    else {
+      board?.asked(p); // the embedded agent's dialog is modal: listed, answered in the dialog
+      picked = await modal(p, refusal);
+    }
+  } finally {
+    board?.over(p.id);
+  }
   if (picked === OVER) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'the question was withdrawn');
   // Escape, the dialog's X or the QuickPick closed answer "no", never "yes".
   const choice = picked ?? refusal?.id ?? 'denied';
@@ -33,6 +52,7 @@ export async function askApproval(p: ApproveParams, log: vscode.LogOutputChannel
     throw new ResponseError(LSPErrorCodes.RequestCancelled, 'the question was withdrawn');
   }
   log.info(`approval ${p.id} answered: ${choice}`);
+  given.delete(p.id);
   return result;
 }
 
@@ -64,13 +84,17 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
   const { lines, choices } = pickRows(p);
   const qp = vscode.window.createQuickPick<Row>();
   qp.title = `ShellGate: ${title}`;
-  qp.placeholder = 'Pick an answer below (Escape: No)';
+  qp.placeholder = 'Pick an answer (Escape: No)';
   qp.ignoreFocusOut = true;
   qp.matchOnDetail = false;
+  // The command and what decided it first (two rows: Enter on them does nothing, so a stray
+  // Enter never answers), then the answers, visible without scrolling; the trace on demand.
   qp.items = [
     ...lines.map((label): Row => ({ label, alwaysShow: true })),
     { label: 'Your answer', kind: vscode.QuickPickItemKind.Separator },
     ...choices.map((c): Row => ({ label: c.label, detail: c.detail, id: c.id, alwaysShow: true })),
+    { label: '', kind: vscode.QuickPickItemKind.Separator },
+    { label: '$(list-tree) Show details…', description: 'the whole trace, beside', id: DETAILS, alwaysShow: true },
   ];
   return new Promise((resolve) => {
     let settled = false;
@@ -84,11 +108,28 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
     };
     const cancel = token?.onCancellationRequested(() => done(OVER));
     showing.set(p.id, () => done(OVER));
-    qp.onDidAccept(() => { const id = (qp.selectedItems[0] ?? qp.activeItems[0])?.id; if (id) done(id); });
-    qp.onDidHide(() => done(undefined));
+    board?.asked(p, (choice, message) => { given.set(p.id, message); done(choice); });
+    qp.onDidAccept(() => {
+      const id = (qp.selectedItems[0] ?? qp.activeItems[0])?.id;
+      if (id === DETAILS) { void showDetails(p).then(() => qp.show()); return; }
+      if (id) done(id);
+    });
+    qp.onDidHide(() => { if (detailsOpening) qp.show(); else done(undefined); });
     if (token?.isCancellationRequested) done(OVER);
     else qp.show();
   });
+}
+
+const DETAILS = 'shellgate.details';
+let detailsOpening = false;
+let detailsView: ((p: ApproveParams) => Promise<void>) | undefined;
+/** How "Show details…" shows a question's whole trace (set by the extension). */
+export function setDetailsView(show: (p: ApproveParams) => Promise<void>): void { detailsView = show; }
+
+async function showDetails(p: ApproveParams): Promise<void> {
+  if (!detailsView) return;
+  detailsOpening = true; // the editor taking focus hides the QuickPick for a moment: not a "no"
+  try { await detailsView(p); } finally { setTimeout(() => { detailsOpening = false; }, 500); }
 }
 
 /** After the choice: which rule ("don't ask again"), or the words for the agent ("No, say what instead"). */
@@ -103,6 +144,7 @@ async function follow(p: ApproveParams, choice: string, log: vscode.LogOutputCha
   // An outside agent is told the person's words with "No, say what instead" (the embedded
   // agent asks for them itself, after its turn ends).
   if (choice === 'abort' && p.agent) {
+    if (given.has(p.id)) { const words = given.get(p.id); return words ? { choice, message: words } : { choice }; }
     const message = await vscode.window.showInputBox({
       title: `ShellGate: tell ${p.agent.name} what to do instead`, ignoreFocusOut: true,
       prompt: 'Sent to the agent with the refusal (Escape: refuse without words)',

@@ -18,12 +18,16 @@ export class TraceDocuments implements vscode.TextDocumentContentProvider {
   }
 
   async show(title: string, text: string): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(this.put(title, text, ''));
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  private put(title: string, text: string, ext: string): vscode.Uri {
     this.counter += 1;
     const name = title.replace(/[\\/:*?"<>|#\s]+/g, ' ').trim().slice(0, 60) || 'trace';
-    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}`, query: String(this.counter) });
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${name}${ext}`, query: String(this.counter) });
     this.texts.set(uri.toString(), text);
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    return uri;
   }
 }
 

@@ -1,21 +1,25 @@
 // ShellGate for VS Code: wires the language server, the commands, the status bar and the
 // approval dialog together. Logic lives in the server; this file only connects parts.
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import { AgentView, askAgent } from './agent';
 import { renderApprovals, type ApprovalHistory } from './approvals';
-import { approvalClosed, askApproval, ApproveParams, closeAll } from './approve';
+import { approvalClosed, askApproval, ApproveParams, closeAll, setDetailsView, setQuestionBoard } from './approve';
+import { detailsMarkdown } from './approvaltext';
 import { claim, LANGUAGE_ID } from './detect';
 import { commandAt } from './cursor';
 import { onPastDecisionsChanged, PastCommands, PastDecisionsChanged, showPastCommands } from './coverage';
 import { explain, SCHEME, TraceDocuments } from './explain';
-import { AgentGuard, governAgents } from './govern';
+import { AgentGuard, governAgents, hookStatus, shellgate } from './govern';
 import { registerMcpServers } from './mcp';
 import { runCommand } from './run';
 import { Server } from './server';
 import * as settings from './settings';
 import { changePolicy, StatusItem } from './status';
+import { MarkdownViews } from './markdownview';
 import { join, renderTrace } from './trace';
+import { registerViewCommands, Views } from './views';
 
 let server: Server | undefined;
 
@@ -37,24 +41,37 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
   const agent = new AgentView(vscode.window.createOutputChannel('ShellGate: Agent'));
   const status = new StatusItem();
   const traces = new TraceDocuments();
+  const views = new Views();
+  const rendered = new MarkdownViews();
+  setQuestionBoard(views);
+  setDetailsView((p) => rendered.show(`Question: ${join(p.command)}`, detailsMarkdown(p)));
   const srv = new Server(context, log, [
     (client) => client.onRequest('shellgate/approve', (p: ApproveParams, token) => askApproval(p, log, token)),
     (client) => client.onNotification('shellgate/approveClosed', (c: { id: string; message: string }) => approvalClosed(c)),
     (client) => client.onDidChangeState((e) => { if (e.newState === State.Stopped) closeAll(); }),
     (client) => client.onNotification('shellgate/pastDecisionsChanged', (p: PastDecisionsChanged) => onPastDecisionsChanged(p)),
     (client) => client.onNotification('shellgate/agent/event', (e: { threadId?: string; method: string; params: unknown }) => agent.onEvent(e)),
-    (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => status.onCounts(c)),
+    (client) => client.onNotification('shellgate/status', (c: { approvalsWaiting?: number; approvalsShowing?: number }) => {
+      status.onCounts(c);
+      void views.refreshHistory(client); // a question came or went: the history follows
+    }),
+    (client) => client.onNotification('shellgate/policyChanged', () => { void views.refreshPolicy(client); }),
   ]);
   server = srv;
-  context.subscriptions.push(log, runOut, agent.out, status, srv.onDidChangeClient((c) => {
+  context.subscriptions.push(log, runOut, agent.out, status, views, rendered, srv.onDidChangeClient((c) => {
     status.setRunning(Boolean(c));
     void status.refresh(c);
+    void views.refreshPolicy(c);
+    void views.refreshHistory(c);
   }));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
   registerMcpServers(context, log);
   const guard = new AgentGuard(context);
   context.subscriptions.push(guard);
-  void guard.refresh();
+  const refreshAgents = async (): Promise<void> => {
+    try { views.setAgents(await hookStatus(context)); } catch (e) { views.setAgents(undefined, errorText(e)); }
+  };
+  void guard.refresh().then(refreshAgents);
 
   const need = async (): Promise<LanguageClient | undefined> => {
     const client = await srv.ensure();
@@ -66,8 +83,11 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     const client = await need();
     if (!client) return;
     try {
-      const result = await explain(client, command);
-      await traces.show(`Explain ${typeof command === 'string' ? command : join(command)}`, renderTrace(result));
+      const result = (await explain(client, command)) as { markdown?: string };
+      const title = `Explain ${typeof command === 'string' ? command : join(command)}`;
+      // rendered: the outcome, the commands with their deciding rule as a link, the trace folded
+      if (typeof result?.markdown === 'string') await rendered.show(title, `# ${markdownTitle(title)}\n\n${result.markdown}`);
+      else await traces.show(title, renderTrace(result));
     } catch (e) {
       void vscode.window.showErrorMessage(`ShellGate: explain failed: ${errorText(e)}`);
     }
@@ -133,6 +153,33 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('shellgate.showLogs', () => log.show()),
     vscode.commands.registerCommand('shellgate.governAgents', () => governAgents(context, guard, log)),
     vscode.commands.registerCommand('shellgate.showPastCommands', (arg: PastCommands) => showPastCommands(arg)),
+    ...registerViewCommands(views, {
+      client: () => srv.current,
+      explain: (words) => explainAndShow(words),
+      showQuestion: (p) => rendered.show(`Question: ${join(p.command)}`, detailsMarkdown(p)),
+      installHook: async (args) => {
+        const run = await shellgate(context, args);
+        log.info(`shellgate ${args.join(' ')} (exit ${run.code})\n${run.stdout}${run.stderr}`);
+        if (run.code !== 0) void vscode.window.showErrorMessage(`ShellGate: \`shellgate ${args.join(' ')}\` failed: ${(run.stderr || run.stdout).trim().slice(0, 400)}`);
+        else void vscode.window.showInformationMessage(`ShellGate: ${run.stdout.trim().split('\n')[0]}`);
+        await guard.refresh();
+        await refreshAgents();
+      },
+      doctor: async () => {
+        const run = await shellgate(context, ['hook', 'doctor']);
+        await traces.show('ShellGate hook doctor', `$ shellgate hook doctor   (exit ${run.code})\n\n${run.stdout}${run.stderr}`);
+      },
+    }),
+    vscode.commands.registerCommand('shellgate.openUserRules', async () => {
+      const file = vscode.Uri.file(path.join(settings.codexHome(settings.read()), 'rules', 'default.rules'));
+      try {
+        await vscode.workspace.fs.stat(file);
+      } catch {
+        // a new file only: an existing one is never rewritten (rules files are appended to)
+        await vscode.workspace.fs.writeFile(file, Buffer.from('# Codex rules: forbidden > prompt > allow\n'));
+      }
+      await vscode.window.showTextDocument(file);
+    }),
     vscode.commands.registerCommand('shellgate.showApprovals', async () => {
       const client = await need();
       if (!client) return;
@@ -179,6 +226,10 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
 
 export async function deactivate(): Promise<void> {
   await server?.stop();
+}
+
+function markdownTitle(s: string): string {
+  return s.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\n/g, ' ');
 }
 
 function errorText(e: unknown): string {

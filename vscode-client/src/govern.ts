@@ -11,7 +11,7 @@ import * as settings from './settings';
 interface Run { code: number; stdout: string; stderr: string }
 
 /** `shellgate ARGS` from the bundled libraries (bundled/tool/serve.py passes `hook …` through). */
-async function shellgate(context: vscode.ExtensionContext, args: string[]): Promise<Run> {
+export async function shellgate(context: vscode.ExtensionContext, args: string[]): Promise<Run> {
   const s = settings.read();
   const interp = await resolveInterpreter(s.interpreter);
   const env: NodeJS.ProcessEnv = { ...process.env, PYTHONNOUSERSITE: '1' };
@@ -26,7 +26,7 @@ async function shellgate(context: vscode.ExtensionContext, args: string[]): Prom
   });
 }
 
-async function hookStatus(context: vscode.ExtensionContext): Promise<AgentHook[]> {
+export async function hookStatus(context: vscode.ExtensionContext): Promise<AgentHook[]> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const run = await shellgate(context, ['hook', 'status', '--json', ...(folder ? ['--project', folder] : [])]);
   if (run.code !== 0) throw new Error(`shellgate hook status failed (exit ${run.code}): ${run.stderr.trim().slice(0, 300)}`);

@@ -81,6 +81,9 @@ export class Server {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       revealOutputChannelOn: 4, // RevealOutputChannelOn.Never: errors surface in our status item
+      // Hovers fold the full trace in <details>; VS Code's sanitizer keeps only its safe tags, and
+      // command links stay off (isTrusted false): a rule's link opens a file, nothing else.
+      markdown: { supportHtml: true, isTrusted: false },
       initializationOptions: initializationOptions(s),
       synchronize: {
         configurationSection: settings.SECTION,

@@ -148,22 +148,21 @@ test('explain JSON renders as the CLI lays it out', () => {
   assert.equal(renderTrace({ text: 'server text' }), 'server text');
 });
 
-test('an outside agent\'s QuickPick: every line whole on its rows, literal, then the choices', () => {
+test('an outside agent\'s QuickPick: the command whole on its rows, literal, what decided, then the choices', () => {
   const long = `echo $(date) ${'x'.repeat(150)} ; rm -rf ~`;
   const { lines, choices } = pickRows({
     ...params, command: ['bash', '-lc', long], agent: { id: 'claude-code', name: 'Claude Code' },
     reason: 'first\nsecond', notes: ['a note'],
   });
-  assert.equal(lines[0], 'Asked by Claude Code (claude-code), outside the editor');
   assert.ok(lines.every((l) => l.replace(/\u200b/g, '').length <= 80 && l.trim() !== ''), 'short rows, no blank ones');
   // The command is all there, its end included, and `$(date)` is not an icon.
-  assert.equal(lines.slice(1, 4).join(''), `$ bash -lc '${long}'`.replace('$(', '$\u200b('));
-  assert.ok(lines[4].startsWith('in /work'));
-  assert.ok(lines.includes('Reason: first') && lines.includes('second'));
-  assert.deepEqual(lines.slice(-2), ['Note: a note', 'Unanswered after 300 s, it counts as No.']);
+  assert.equal(lines.slice(0, 3).join(''), `$ bash -lc '${long}'`.replace('$(', '$\u200b('));
+  assert.match(lines.slice(3).join(''), /^Claude Code asks in \/work · rule `mkdir` \(a\.rules:2 \[user\]\) → prompt: asks$/);
   assert.deepEqual(choices.map((c) => [c.label, c.id]), [['Yes, proceed', 'approved'],
     ['Always (add rule)', 'approved_execpolicy_amendment'], ['No', 'denied'], ['No, say what instead', 'abort']]);
   assert.match(choices[2].detail, /^Does not run it/);
+  // "don't ask again" names the rule line and the file before it is written
+  assert.match(choices[1].detail, /appends to .*default\.rules/);
 });
 
 test('a notice is literal and carries no link', () => {

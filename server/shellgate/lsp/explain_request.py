@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from shellgate.explain import to_json
+from shellgate.explain.markdown import render_markdown
 from shellgate.lsp.tracing import codex_trust_notes, context_for, trace
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def register(server: ShellGateServer) -> None:
         cwd = _field(params, "cwd")
         uri = _field(params, "uri")
         merged = await ls.session.merged_async(uri if isinstance(uri, str) and uri else None)
-        result = to_json(trace(command, merged, context, cwd if isinstance(cwd, str) else None))
+        explained = trace(command, merged, context, cwd if isinstance(cwd, str) else None)
+        result = to_json(explained)
         for trust in codex_trust_notes(ls.session.settings, ls.session.roots):
             if not trust["codexLoads"]:  # the editor uses these rules; Codex itself would not
                 result.setdefault("warnings", []).append(
@@ -78,4 +80,7 @@ def register(server: ShellGateServer) -> None:
                     "inner_command": None,
                 }
             )
+        notes = [w["message"] for w in result.get("warnings", [])[len(explained.warnings):]]
+        extra = "".join(f"- ⚠ {n}\n" for n in notes)
+        result["markdown"] = render_markdown(explained) + (f"\n{extra}" if extra else "")
         return result

@@ -34,6 +34,7 @@ FEATURES = (
     "shellgate.lsp.status",  # custom request shellgate/status (the editor's status bar)
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events
     "shellgate.lsp.broker",  # outside agents' hooks: the broker endpoint, shellgate/approvals
+    "shellgate.lsp.policy_view",  # the Policy view: shellgate/policy, pushed on every change
 )
 
 # Editor approvals and running commands through the chain: optional, since they need the

@@ -208,7 +208,7 @@ class Session:
         with self._lock:
             if self._running is not None and self._running[0] == key:
                 return self._running[1]
-        merged = merge_files([(f, self._disk_analysis(f.path)) for f in files])
+        merged = merge_files([(f, self.disk_analysis(f.path)) for f in files])
         with self._lock:
             self._running = (key, merged)
         return merged
@@ -230,7 +230,7 @@ class Session:
         analyses: list[tuple[LayerFile, FileAnalysis]] = []
         unsaved: list[str] = []
         for f in files:
-            disk = self._disk_analysis(f.path)
+            disk = self.disk_analysis(f.path)
             # requirements.toml is TOML: an open buffer of it is not a rules document
             typed = None if f.layer == "requirements" else self._open_analysis_for(f.path)
             if typed is not None and typed.text != disk.text:
@@ -269,7 +269,8 @@ class Session:
                 return self.analysis(uri)
         return None
 
-    def _disk_analysis(self, path: str) -> FileAnalysis:
+    def disk_analysis(self, path: str) -> FileAnalysis:
+        """The file as saved on disk, analysed; kept while its mtime and size hold."""
         try:
             st = os.stat(path)
             key = (st.st_mtime, st.st_size)

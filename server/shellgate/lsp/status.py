@@ -55,11 +55,11 @@ def register(server: ShellGateServer) -> None:
             "unsaved": list(typed.unsaved),
             "drafts": drafts,
             "codexTrust": codex_trust_notes(session.settings, session.roots),
-            "requirements": _requirements(session.settings),
+            "requirements": requirements_clamp(session.settings),
         }
 
 
-def _requirements(settings: Any) -> dict[str, Any] | None:
+def requirements_clamp(settings: Any) -> dict[str, Any] | None:
     """The admin's clamp of the editor's policy and sandbox (/etc/codex/requirements.toml):
     `{approvalPolicy, sandbox, warnings}` as Codex falls back, or None without requirements
     (a broken file is in `refused`)."""

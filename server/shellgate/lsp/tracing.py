@@ -9,7 +9,8 @@ from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.codexconfig.layers import default_codex_home
 from shellgate.codexconfig.resolve import managed_context
 from shellgate.codexconfig.trust import ConfigError, project_trust
-from shellgate.explain import Explanation, explain, render_text
+from shellgate.explain import Explanation, explain
+from shellgate.explain.markdown import render_markdown
 from shellgate.lint.workspace import MergedPolicy
 from shellgate.lsp.session import Settings
 
@@ -64,7 +65,7 @@ def markdown_trace(ex: Explanation, merged: MergedPolicy) -> str:
     for note in (refusal_note(merged), view_note(merged)):
         if note:
             parts.append(note)
-    parts.append("```text\n" + render_text(ex).rstrip("\n") + "\n```")
+    parts.append(render_markdown(ex).rstrip("\n"))
     return "\n\n".join(parts)
 
 
