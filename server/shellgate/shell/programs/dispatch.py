@@ -3,13 +3,12 @@ own variables), the environment, git's family, and the language readers for inli
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Protocol, cast
 
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.programs import environment, options
-from shellgate.shell.programs.commands import code_of
-from shellgate.shell.programs.commands import read as read_commands
 from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 from shellgate.shell.programs.table import ENVIRONMENT_TABLE, TABLE, Hand, Program
 
@@ -24,20 +23,27 @@ class _GitReader(Protocol):
     ) -> tuple[Handed, ...]: ...
 
 
+@functools.cache
 def _git_family() -> _GitReader | None:
-    try:  # git's family is its own module (programs/git.py)
+    """git's family, its own module (programs/git.py), loaded for the first git command."""
+    try:
         return cast(_GitReader, importlib.import_module("shellgate.shell.programs.git"))
     except ImportError:
         return None
 
 
-_GIT = _git_family()
-PROGRAMS: frozenset[str] = frozenset({*TABLE, *(("git",) if _GIT is not None else ())})
+PROGRAMS: frozenset[str] = frozenset({*TABLE, "git"})
 ENVIRONMENT: frozenset[str] = frozenset(
     {*ENVIRONMENT_TABLE, *(v for row in TABLE.values() for v in row.env)}
 )
 _SCRIPT_ON_INPUT = {"python": "python", "perl": "perl", "ruby": "ruby", "node": "node",
                     "php": "php", "lua": "lua"}  # fmt: skip
+# the programs whose script may come on their input (`python3 <<EOF`): bash_runs passes it
+READS_INPUT: frozenset[str] = frozenset(
+    name
+    for name, row in TABLE.items()
+    if any(w.language in _SCRIPT_ON_INPUT for ways in row.options.values() for w in ways)
+)
 _PROGRAM_FIRST = {"awk": ("-f", "--file", "-e", "--source", "-E", "--exec"),
                   "sed": ("-f", "--file", "-e", "--expression")}  # fmt: skip
 
@@ -59,8 +65,9 @@ def handed(
     out: list[Handed] = []
     if env:
         out += environment.read(name, env, dict(row.env) if row is not None else None)
-    if name == "git" and _GIT is not None:
-        out += _GIT.read(words, dynamic, env, git)
+    family = _git_family() if name == "git" else None
+    if family is not None:
+        out += family.read(words, dynamic, env, git)
     if row is not None:
         out += _row(name, row, words, dynamic, stdin)
     return tuple(out)
@@ -100,6 +107,12 @@ def _row(
     return out
 
 
+def code_of(language: str, code: str, program: str, how: str) -> list[Handed]:
+    from shellgate.shell.programs import commands  # deferred: the languages' patterns (~3 ms)
+
+    return commands.code_of(language, code, program, how)
+
+
 def _value(name: str, f: options.Found, dynamic: bool) -> list[Handed]:
     """What one option's (or operand's) value hands over."""
     hand, how = f.way.hand, f"`{f.spelling}`" if f.spelling else f"its operand `{f.value[:40]}`"
@@ -107,7 +120,9 @@ def _value(name: str, f: options.Found, dynamic: bool) -> list[Handed]:
         # a value built at run time is read as written: `sed "s/$A/$B/"` is not asked
         if hand is Hand.CODE:
             return code_of(f.way.language, f.value, name, how)
-        return read_commands(f.way.language, f.value, name, how)
+        from shellgate.shell.programs import commands  # deferred: the patterns (~3 ms)
+
+        return commands.read(f.way.language, f.value, name, how)
     if dynamic:
         return [
             Handed(

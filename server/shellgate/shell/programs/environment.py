@@ -23,6 +23,7 @@ _ONLY = {
 }
 _PERL5OPT_LOADS = re.compile(r"(?:^|\s)-[A-Za-z]*[MmdI]")
 _NODE_LOADS = re.compile(r"(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b")
+_HOW = "in its environment"
 _FUNCTION = re.compile(r"BASH_FUNC_(.+?)(?:%%|\(\))\Z")
 
 
@@ -37,7 +38,7 @@ def read(name: str, env: Environment, own: dict[str, Way] | None = None) -> list
         if var in _ONLY and name not in _ONLY[var]:
             continue
         if value is None:
-            out.append(Handed(var, var, runtime=f"`{var}`, set to a value decided at run time"))
+            out.append(Handed(var, _HOW, runtime=f"`{var}`, set to a value decided at run time"))
             continue
         if not value.strip():
             continue
@@ -60,19 +61,19 @@ def _value(var: str, way: Way, value: str) -> list[Handed]:
     if way.hand is Hand.SHELL:
         if var in ("LESSOPEN", "LESSCLOSE"):  # `|cmd %s`, `||cmd %s`, `cmd %s`: %s the file
             value = value.lstrip("|-").replace("%s", "FILE")
-        return [Handed(var, var, shell=value)]
+        return [Handed(var, _HOW, shell=value)]
     if way.hand is Hand.ARGV:
-        return [Handed(var, var, argv=(value,))]
+        return [Handed(var, _HOW, argv=(value,))]
     if way.hand is Hand.CODE:
         from shellgate.shell.programs.commands import code_of  # deferred: rare
 
-        return code_of(way.language, value, var, var)
+        return code_of(way.language, value, var, _HOW)
     if way.language == "perl5opt" and not _PERL5OPT_LOADS.search(value):
         return []
     if way.language == "node_options" and not _NODE_LOADS.search(value):
         return []
     if way.hand is Hand.FILE:
         return [
-            Handed(var, var, runtime=f"`{var}` makes it read `{value}` (a file, read at run time)")
+            Handed(var, _HOW, runtime=f"`{var}` makes it read `{value}` (a file, read at run time)")
         ]
-    return [Handed(var, var, runtime=f"`{var}` makes it load `{value}` (code loaded at run time)")]
+    return [Handed(var, _HOW, runtime=f"`{var}` makes it load `{value}` (code loaded at run time)")]
