@@ -37,9 +37,10 @@ ENVIRONMENT: frozenset[str] = frozenset(
     {*ENVIRONMENT_TABLE, *(v for row in TABLE.values() for v in row.env)}
 )
 _SCRIPT_ON_INPUT = {"python": "python", "perl": "perl", "ruby": "ruby", "node": "node",
-                    "php": "php", "lua": "lua"}  # fmt: skip
+                    "php": "php", "lua": "lua", "m4": "m4"}  # fmt: skip
+_SHELL_ON_INPUT = frozenset({"at", "batch"})  # `echo CMD | at now`: commands for `sh`
 # the programs whose script may come on their input (`python3 <<EOF`): bash_runs passes it
-READS_INPUT: frozenset[str] = frozenset(
+READS_INPUT: frozenset[str] = _SHELL_ON_INPUT | frozenset(
     name
     for name, row in TABLE.items()
     if any(w.language in _SCRIPT_ON_INPUT for ways in row.options.values() for w in ways)
@@ -94,6 +95,12 @@ def _row(
         )
     ):
         out += code_of(language, stdin, name, "its program, read on its input")
+    if name in _SHELL_ON_INPUT and not any(f.way.hand is Hand.FILE for f in found):
+        if stdin is not None:
+            out.append(Handed(name, "the commands on its input", shell=stdin))
+        else:
+            why = f"`{name}` runs the commands on its input, known at run time"
+            out.append(Handed(name, "the commands on its input", runtime=why))
     start = options.rest_start(row, words, dynamic)
     rest = row.rest
     if start is not None and rest is not None:
@@ -103,7 +110,12 @@ def _row(
         elif rest.shell:
             out.append(Handed(name, how, shell=" ".join(words[start:])))
         else:
-            out.append(Handed(name, how, argv=(*rest.run, *words[start:])))
+            first = rest.directory + words[start] if rest.directory else words[start]
+            out.append(Handed(name, how, argv=(*rest.run, first, *words[start + 1 :])))
+            if rest.maybe_skip and start + rest.skip < len(words):  # `setarch [ARCH] CMD`
+                out.append(Handed(name, how, argv=words[start + rest.skip :]))
+    elif rest is not None and rest.run and rest.after and rest.after[-1] in words:
+        out.append(Handed(name, f"`{name}`", argv=rest.run))  # `capsh --`: bash, reading input
     return out
 
 
