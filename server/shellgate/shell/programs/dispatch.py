@@ -158,3 +158,31 @@ def _value(name: str, f: options.Found, dynamic: bool) -> list[Handed]:
             name, how, runtime=f"`{name} {f.spelling}` loads `{f.value}` (code loaded at run time)"
         )
     ]
+
+
+_GIT_WAYS = ("`-c`/`--config-env` and the `GIT_CONFIG_*` variables (`alias.*` with `!`, "
+             "`core.sshCommand`, `core.editor`, `core.pager`, `core.fsmonitor`, `diff.external`, "
+             "...), `GIT_SSH_COMMAND` and git's other variables, `--upload-pack`, `ext::` URLs, "
+             "and its configuration files")  # fmt: skip
+
+
+def ways_of(name: str) -> str | None:
+    """How the program `name` is handed commands, for lint and explain (None: it is not)."""
+    if name == "git":
+        return _GIT_WAYS
+    row = TABLE.get(name)
+    if row is None:
+        return None
+    parts = [f"`{o}`" for o in list(row.options)[:6]]
+    if row.rest is not None:
+        parts.append("the command it is given" + (f" after `{' '.join(row.rest.after)}`"
+                                                   if row.rest.after else ""))  # fmt: skip
+    if row.operands is not None:
+        parts.append(f"its operands ({row.operands.language or row.operands.hand.value})")
+    language = next((w.language for ways in row.options.values() for w in ways), "")
+    if language == "awk":
+        parts.append('its program (`system()`, `print | "CMD"`, `"CMD" | getline`)')
+    elif language == "sed":
+        parts.append("its script (`e CMD`, `s///e`)")
+    parts += [f"`{v}`" for v in row.env]
+    return ", ".join(parts) if parts else None
