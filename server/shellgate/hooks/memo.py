@@ -35,7 +35,8 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
 _VERSION = b"shellgate-hook-memo-2"
-_CODE = ("rules", "shell", "approval", "explain", "hooks", "broker", "codexconfig")
+_CODE = ("rules", "shell", "shell/programs", "approval", "explain", "hooks", "broker",
+         "codexconfig")  # fmt: skip
 
 
 def _code_stamp(h: Any) -> None:
@@ -118,6 +119,9 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
         if markers is None:
             return None
         _file(h, os.path.join(codex_home, "config.toml"))
+        gitty = b"git" in request_key.lower()  # git's configuration decides what git runs
+        if gitty and not _git_config(h, env):
+            return None
         folder = os.path.normpath(cwd)
         while True:
             found = [m for m in markers if os.path.lexists(os.path.join(folder, m))]
@@ -126,6 +130,8 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
                 return None
             _rules_folder(h, os.path.join(folder, ".codex", "rules"))
             _file(h, os.path.join(folder, ".codex", "config.toml"))
+            if gitty and not _git_file(h, os.path.join(folder, ".git", "config")):
+                return None
             parent = os.path.dirname(folder)
             if parent == folder:
                 break
@@ -133,6 +139,34 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
     except OSError:
         return None
     return os.path.join(cache_dir(env), "decisions", h.hexdigest())
+
+
+def _git_config(h: Any, env: Mapping[str, str]) -> bool:
+    """git's variables and its system and user configuration files into the key (the
+    repository's are hashed on the way up); False: not kept (an include, read elsewhere)."""
+    for name in sorted(n for n in env if n.startswith("GIT_")):
+        h.update(b"g%s=%s\0" % (os.fsencode(name), os.fsencode(env[name])))
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return all(
+        _git_file(h, path)
+        for path in (
+            "/etc/gitconfig",
+            os.path.join(xdg, "git", "config"),
+            os.path.join(home, ".gitconfig"),
+        )
+    )
+
+
+def _git_file(h: Any, path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except (FileNotFoundError, NotADirectoryError):
+        h.update(b"-\0")
+        return True
+    h.update(b"%d\0%s" % (len(data), data))
+    return b"[include" not in data.lower()
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
