@@ -70,6 +70,7 @@ class _Setting:
     where: str  # "set by -c", "from /repo/.git/config:3"
     runtime: bool = False  # bash decides the value (or the key) at run time
     from_file: bool = False
+    written: bool = False  # by `git config KEY VALUE`: an alias of any name may run later
 
 
 def read(
@@ -186,7 +187,7 @@ def _from_files(files: GitConfigFiles) -> list[_Setting]:
     return [
         _Setting(key, value, f"from {origin}", from_file=True)
         for (key, value), origin in zip(files.items(), files.origins(), strict=False)
-        if key_kind(key) is not None
+        if key == "?" or key_kind(key) is not None
     ]
 
 
@@ -315,7 +316,7 @@ def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> 
     key = canonical_key(words[k]) if k not in dynamic else None
     if key is None:
         return [_Setting("?", None, "written by git config", runtime=True)]
-    return [_Setting(key, words[v], "written by git config", runtime=v in dynamic)]
+    return [_Setting(key, words[v], "written by git config", v in dynamic, written=True)]
 
 
 def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
@@ -339,6 +340,9 @@ def _setting(
     setting: _Setting, words: tuple[str, ...], sub: int | None, dynamic: frozenset[int]
 ) -> list[Handed]:
     key = setting.key
+    if setting.from_file and key == "?":
+        why = f"git stops at a line of its configuration ShellGate cannot read ({setting.where})"
+        return [Handed(PROGRAM, f"configuration {setting.where}", runtime=why)]
     if setting.runtime and key == "?":
         return [Handed(PROGRAM, f"configuration {setting.where}",
                        runtime="git is given configuration bash decides at run time")]  # fmt: skip
@@ -383,7 +387,7 @@ def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
         return [Handed(PROGRAM, how, runtime=f"git runs what it finds in `{value}` ({how})")]
     if kind is Kind.URL:
         return _ext(text, how)
-    if kind is Kind.PAGER and is_bool(text):
+    if kind in (Kind.PAGER, Kind.MONITOR) and is_bool(text):
         return []
     if kind is Kind.BANG:
         return [Handed(PROGRAM, how, shell=text[1:] + _ARGS)] if text.startswith("!") else []
@@ -407,7 +411,8 @@ def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
         return [Handed(PROGRAM, how, shell=shlex.quote(text) + _ARGS)]
     if not text:
         return []
-    return [Handed(PROGRAM, how, shell=value if kind is Kind.SCRIPT else value + _ARGS)]
+    shell = value if kind in (Kind.SCRIPT, Kind.PAGER) else value + _ARGS
+    return [Handed(PROGRAM, how, shell=shell)]
 
 
 def _alias(
@@ -419,20 +424,23 @@ def _alias(
     _, _, rest = key.partition(".")
     named, _, variable = rest.rpartition(".")
     alias = named if named else variable  # `alias.<name>.command`, else `alias.<name>`
-    if sub is None:
+    if setting.written:  # it runs later, with words of its own
+        sub, words, dynamic = 1, words[:1], frozenset()
+    elif sub is None:
         return []
-    if sub not in dynamic:
+    elif sub not in dynamic:
         given = words[sub]
         if given in COMMANDS or (given != alias if named else given.lower() != alias):
             return []
     how = f"alias `{alias}`, {setting.where}"
-    if setting.runtime or setting.value is None:
-        if setting.runtime:
-            return [Handed(PROGRAM, how, runtime="git runs an alias bash decides at run time")]
+    if setting.runtime:
+        return [Handed(PROGRAM, how, runtime="git runs an alias bash decides at run time")]
+    if setting.value is None:
         return []
     text = setting.value.strip()
+    tail = _args(words[sub + 1 :], sub + 1, dynamic)
     if text.startswith("!"):
-        return [Handed(PROGRAM, how, shell=text[1:] + _args(words[sub + 1 :], sub + 1, dynamic))]
+        return [Handed(PROGRAM, how, shell=text[1:] + tail)]
     expansion = split_cmdline(text)
     if not expansion or not expansion[0]:
         return []
@@ -440,7 +448,6 @@ def _alias(
         return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
     # a word bash decides at run time keeps its source text, read again as such
     head = _args(words[:sub], 0, dynamic).lstrip()
-    tail = _args(words[sub + 1 :], sub + 1, dynamic)
     return [Handed(PROGRAM, how, shell=f"{head} {shlex.join(expansion)}{tail}")]
 
 
