@@ -31,6 +31,14 @@ class GitFiles(Protocol):
         """(key, value) pairs in the order git reads them."""
         ...
 
+    def origins(self) -> tuple[str, ...]:
+        """Where each of `items()` was set (`path:line`), in the same order."""
+        ...
+
+    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitFiles:
+        """The reading for a command that moves (`git -C DIR`, `--git-dir`, `GIT_DIR`)."""
+        ...
+
     def __hash__(self) -> int: ...
 
 
@@ -46,3 +54,6 @@ class Handed:
     shell: str | None = None
     argv: tuple[str, ...] | None = None
     runtime: str | None = None
+    # set on values from configuration files (a user's `core.pager = less`): such a run only
+    # makes the decision stricter by a rule or a question, never moves it into the sandbox
+    configured: bool = False
