@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from shellgate.shell.bash_runs import argv_runs, bash_runs
-from shellgate.shell.programs.git import GitConfigFiles, read
+from shellgate.shell.programs.git import read
 from shellgate.shell.programs.git_keys import KEYS, Kind, key_kind
 from shellgate.shell.programs.git_words import (
     config_parameters,
@@ -17,7 +17,7 @@ from shellgate.shell.programs.git_words import (
     is_bool,
     split_cmdline,
 )
-from shellgate.shell.programs.handed import Environment, Handed
+from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 
 
 def _read(
@@ -325,6 +325,12 @@ def test_options_that_run_commands(words: list[str]) -> None:
     assert _runs_rm(handed) or any("rm" in (h.shell or "") for h in handed), handed
 
 
+def test_given_values_are_not_configured_written_ones_are() -> None:
+    assert not any(h.configured for h in _read(["git", "-c", "core.pager=less", "log"]))
+    (w,) = _read(["git", "config", "core.pager", "less"])
+    assert w.configured and w.how == "core.pager, written by git config"
+
+
 def test_options_and_values_that_run_nothing() -> None:
     assert _read(["git", "grep", "-O", "x"]) == ()  # -O takes a glued value only
     assert _read(["git", "rebase", "-Xsubtree=x", "main"]) == ()
@@ -364,7 +370,7 @@ class _Files:
     def origins(self) -> tuple[str, ...]:
         return tuple(o for _, _, o in self.entries)
 
-    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitConfigFiles:
+    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitFiles:
         return _Files((("alias.there", "!rm there", f"{chdirs}/{git_dir}:1"),))
 
 
@@ -380,9 +386,11 @@ USER = _Files((
 
 def test_keys_from_files() -> None:
     handed = _read("git x", files=USER)
-    assert Handed("git", "alias `x`, from /repo/.git/config:12", shell="rm -rf build") in handed
+    x = Handed("git", "alias `x`, from /repo/.git/config:12", shell="rm -rf build", configured=True)
+    assert x in handed
     # a user's pager is judged like any literal command; it costs no question by itself
-    assert Handed("git", "core.pager, from /home/u/.gitconfig:4", shell="less") in handed
+    pager = Handed("git", "core.pager, from /home/u/.gitconfig:4", shell="less", configured=True)
+    assert pager in handed
     # hooks and includes named in files are not asked about (out of reach / followed)
     assert not any("hookspath" in h.how.lower() or "include" in h.how for h in handed)
     # a line the reader could not read is asked
@@ -391,8 +399,10 @@ def test_keys_from_files() -> None:
 
 def test_a_plain_alias_from_files() -> None:
     handed = _read("git lg -5", files=USER)
-    assert Handed("git", "alias `lg`, from /home/u/.gitconfig:2",
-                  argv=("git", "log", "--oneline", "-5")) in handed  # fmt: skip
+    lg = ("git", "log", "--oneline", "-5")
+    assert (
+        Handed("git", "alias `lg`, from /home/u/.gitconfig:2", argv=lg, configured=True) in handed
+    )
 
 
 def test_a_command_that_moves_reads_that_repository() -> None:

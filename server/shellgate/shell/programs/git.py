@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
 
 from shellgate.shell.programs.git_keys import (
     COMMANDS,
@@ -40,27 +39,12 @@ from shellgate.shell.programs.git_words import (
     is_bool,
     split_cmdline,
 )
-from shellgate.shell.programs.handed import Environment, Handed
+from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 
 PROGRAM = "git"
 _ARGS = ' "$@"'  # git runs a shell command as `sh -c 'CMD "$@"' CMD ARGS...`
 _VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
                      "--super-prefix", "--attr-source", "--list-cmds"})  # fmt: skip
-
-
-class GitConfigFiles(Protocol):
-    """git's configuration files for a command's directory (`git_files.git_files`): the
-    (key, value) pairs in the order git reads them, keys canonical (section and variable
-    lowercased), each with its origin (`path:line`); `at` the reading for a command that moves
-    (`-C DIR`, `--git-dir`, `GIT_DIR`). Nothing is read before `items()` is called."""
-
-    def items(self) -> tuple[tuple[str, str], ...]: ...
-
-    def origins(self) -> tuple[str, ...]: ...
-
-    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitConfigFiles: ...
-
-    def __hash__(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +61,7 @@ def read(
     words: Sequence[str],
     dynamic: frozenset[int],
     env: Environment,
-    files: GitConfigFiles | None = None,
+    files: GitFiles | None = None,
 ) -> tuple[Handed, ...]:
     """Every command the git command `words` may run (see the module)."""
     words = tuple(words)
@@ -123,7 +107,10 @@ def read(
         placed = files.at(tuple(chdirs), git_dir) if chdirs or git_dir else files
         settings += _from_files(placed)
     for setting in settings:
-        out += _setting(setting, words, sub, dynamic)
+        found = _setting(setting, words, sub, dynamic)
+        if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
+            found = [replace(h, configured=True) for h in found]
+        out += found
     return tuple(dict.fromkeys(out))
 
 
@@ -183,7 +170,7 @@ def _environment_config(env: Environment) -> list[_Setting]:
     return found
 
 
-def _from_files(files: GitConfigFiles) -> list[_Setting]:
+def _from_files(files: GitFiles) -> list[_Setting]:
     return [
         _Setting(key, value, f"from {origin}", from_file=True)
         for (key, value), origin in zip(files.items(), files.origins(), strict=False)
