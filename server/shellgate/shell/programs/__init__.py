@@ -9,7 +9,16 @@ configuration files. Pure; never raises (a reader that fails says so as a run-ti
 
 from __future__ import annotations
 
-from shellgate.shell.programs.dispatch import ENVIRONMENT, PROGRAMS, READS_INPUT, handed
+from shellgate.shell.programs.dispatch import ENVIRONMENT, PROGRAMS, READS_INPUT, handed, ways_of
 from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 
-__all__ = ["ENVIRONMENT", "PROGRAMS", "READS_INPUT", "Environment", "GitFiles", "Handed", "handed"]
+__all__ = [
+    "ENVIRONMENT",
+    "PROGRAMS",
+    "READS_INPUT",
+    "Environment",
+    "GitFiles",
+    "Handed",
+    "handed",
+    "ways_of",
+]

@@ -26,7 +26,7 @@ class Language:
 
 
 def _calls(names: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$@>-])(?:{names})(?![\w-])")
+    return re.compile(rf"(?<![\w$>-])(?:{names})(?![\w-])")
 
 
 _BACKTICK = r"`([^`]*)`"
@@ -83,7 +83,15 @@ LANGUAGES: dict[str, Language] = {
     ),
     "js": Language(_calls(r"exec|Runtime|ProcessBuilder|getRuntime\(\)\.exec")),
     "puppet": Language(re.compile(r"(?<![\w-])(?:exec\s*\{|command\s*=>)")),
-    "tcl": Language(_calls(r"exec|spawn|system"), re.compile(r'open\s+"\|([^"]*)"'), words=True),
+    "tcl": Language(
+        _calls(r"system"),
+        re.compile(r'(?:^|[;\[\n{])\s*(?:exec|spawn)\s+([^;\]\n}]*)|open\s+"\|([^"]*)"'),
+        words=True,
+    ),
+    "m4": Language(  # arguments are bare text: one with a macro call in it is built at run time
+        re.compile(r"\b(?:esyscmd|syscmd)\((?=[^)]*\$)"),
+        re.compile(r"\b(?:esyscmd|syscmd)\(([^)$]*)\)"),
+    ),
 }
 
 
@@ -105,11 +113,16 @@ def read(language: str, code: str, program: str, how: str) -> list[Handed]:
         if name == "open" and language == "perl":
             out += _perl_open(code, m.end(), program, how)
             continue
+        after = code[m.end() : m.end() + 40].lstrip(" \t")
+        if after[:1] not in ("(", '"', "'", "$", "@", "[", "{", "`") and not (
+            after[:1].isalnum() or after[:1] == "_"
+        ):
+            continue  # not a call: `/system/`, `system;`
         args = _literals(code, m.end(), lang)
         if args is None:
             why = f"{program}'s `{name}` runs a command built at run time"
             out.append(Handed(program, how, runtime=why))
-        elif len(args) == 1:
+        elif len(args) == 1 or any(c.isspace() for c in args[0]):
             out.append(Handed(program, f"{how}, `{name}`", shell=args[0]))
         elif args:
             out.append(Handed(program, f"{how}, `{name}`", argv=tuple(args)))
@@ -123,31 +136,30 @@ _OPTIONS = re.compile(r"\s*,\s*\{")  # node's options object after the command
 
 
 def _literals(code: str, at: int, lang: Language) -> list[str] | None:
-    """The literal strings a call is given (arrays flattened), or None when any argument is
-    not one (built at run time)."""
+    """The literal strings a call is given first (arrays flattened): up to its first argument
+    that is not one (`proc_open("CMD", $spec, $pipes)`: the command); None when the first is
+    not one (the command is built at run time)."""
     at = _SPACE.match(code, at).end()  # type: ignore[union-attr]
     args: list[str] = []
     while True:
         if code[at : at + 1] == "[":  # an array of literals: ["-c", "x"]
             inner = _literals(code, at + 1, lang)
-            if inner is None:
-                return None
-            args += inner
             close = code.find("]", at)
-            if close < 0:
-                return None
+            if inner is None or close < 0:
+                return args or None
+            args += inner
             at = close + 1
         else:
             lit = _string(code, at, lang)
             if lit is None:
-                return None
+                return args or None
             value, at = lit
             args.append(value)
         if _END.match(code, at) or _OPTIONS.match(code, at):
             return args
         sep = _SEP.match(code, at)
         if sep is None or (sep.group().strip() != "," and not lang.words):
-            return None
+            return args
         at = sep.end()
 
 

@@ -37,9 +37,10 @@ ENVIRONMENT: frozenset[str] = frozenset(
     {*ENVIRONMENT_TABLE, *(v for row in TABLE.values() for v in row.env)}
 )
 _SCRIPT_ON_INPUT = {"python": "python", "perl": "perl", "ruby": "ruby", "node": "node",
-                    "php": "php", "lua": "lua"}  # fmt: skip
+                    "php": "php", "lua": "lua", "m4": "m4"}  # fmt: skip
+_SHELL_ON_INPUT = frozenset({"at", "batch"})  # `echo CMD | at now`: commands for `sh`
 # the programs whose script may come on their input (`python3 <<EOF`): bash_runs passes it
-READS_INPUT: frozenset[str] = frozenset(
+READS_INPUT: frozenset[str] = _SHELL_ON_INPUT | frozenset(
     name
     for name, row in TABLE.items()
     if any(w.language in _SCRIPT_ON_INPUT for ways in row.options.values() for w in ways)
@@ -94,6 +95,12 @@ def _row(
         )
     ):
         out += code_of(language, stdin, name, "its program, read on its input")
+    if name in _SHELL_ON_INPUT and not any(f.way.hand is Hand.FILE for f in found):
+        if stdin is not None:
+            out.append(Handed(name, "the commands on its input", shell=stdin))
+        else:
+            why = f"`{name}` runs the commands on its input, known at run time"
+            out.append(Handed(name, "the commands on its input", runtime=why))
     start = options.rest_start(row, words, dynamic)
     rest = row.rest
     if start is not None and rest is not None:
@@ -103,7 +110,12 @@ def _row(
         elif rest.shell:
             out.append(Handed(name, how, shell=" ".join(words[start:])))
         else:
-            out.append(Handed(name, how, argv=(*rest.run, *words[start:])))
+            first = rest.directory + words[start] if rest.directory else words[start]
+            out.append(Handed(name, how, argv=(*rest.run, first, *words[start + 1 :])))
+            if rest.maybe_skip and start + rest.skip < len(words):  # `setarch [ARCH] CMD`
+                out.append(Handed(name, how, argv=words[start + rest.skip :]))
+    elif rest is not None and rest.run and rest.after and rest.after[-1] in words:
+        out.append(Handed(name, f"`{name}`", argv=rest.run))  # `capsh --`: bash, reading input
     return out
 
 
@@ -146,3 +158,31 @@ def _value(name: str, f: options.Found, dynamic: bool) -> list[Handed]:
             name, how, runtime=f"`{name} {f.spelling}` loads `{f.value}` (code loaded at run time)"
         )
     ]
+
+
+_GIT_WAYS = ("`-c`/`--config-env` and the `GIT_CONFIG_*` variables (`alias.*` with `!`, "
+             "`core.sshCommand`, `core.editor`, `core.pager`, `core.fsmonitor`, `diff.external`, "
+             "...), `GIT_SSH_COMMAND` and git's other variables, `--upload-pack`, `ext::` URLs, "
+             "and its configuration files")  # fmt: skip
+
+
+def ways_of(name: str) -> str | None:
+    """How the program `name` is handed commands, for lint and explain (None: it is not)."""
+    if name == "git":
+        return _GIT_WAYS
+    row = TABLE.get(name)
+    if row is None:
+        return None
+    parts = [f"`{o}`" for o in list(row.options)[:6]]
+    if row.rest is not None:
+        parts.append("the command it is given" + (f" after `{' '.join(row.rest.after)}`"
+                                                   if row.rest.after else ""))  # fmt: skip
+    if row.operands is not None:
+        parts.append(f"its operands ({row.operands.language or row.operands.hand.value})")
+    language = next((w.language for ways in row.options.values() for w in ways), "")
+    if language == "awk":
+        parts.append('its program (`system()`, `print | "CMD"`, `"CMD" | getline`)')
+    elif language == "sed":
+        parts.append("its script (`e CMD`, `s///e`)")
+    parts += [f"`{v}`" for v in row.env]
+    return ", ".join(parts) if parts else None

@@ -4,16 +4,19 @@ Options are read as getopt reads them: `--opt=value` and `--opt value`, an unamb
 a long option (`--to-comm=CMD`), `-o value` and `-ovalue`, and short options glued together
 (`-xvI CMD`: the letters before a valued one are flags). An option of one dash and several
 letters (`-TT`, `-ex`, `-wrapper`) is matched whole. Words bash decides at run time are never
-read as options (their text is not what the program gets).
+read as options, but for
+`--opt="$X"`: its value is decided at run time.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from shellgate.shell.programs.table import Program, Way
 
+_PLAIN_OPTION = re.compile(r"--?[A-Za-z][\w-]*=")  # `--to-command="$CMD"`: a run-time value
 _MIN_PREFIX = 6  # a long option's prefix (`--to-co`) counts only from this many characters
 
 
@@ -37,7 +40,11 @@ def found(
     i, n = 1, len(words)
     while i < n:
         word = words[i]
-        if i in dynamic or not word.startswith("-") or word == "-":
+        if (
+            (i in dynamic and not _PLAIN_OPTION.match(word))
+            or not word.startswith("-")
+            or word == "-"
+        ):
             operands.append(i)
             i += 1
         elif word == "--":
@@ -55,7 +62,11 @@ def _option(program: Program, words: tuple[str, ...], i: int, out: list[Found]) 
     """Read the option at `words[i]`; the index after it (and its value)."""
     word, options, valued = words[i], program.options, program.valued
     name, eq, glued = word.partition("=")
-    whole = name.startswith("--") or (len(name) > 2 and (name in options or name in valued))
+    whole = (
+        name.startswith("--")
+        or program.whole
+        or (len(name) > 2 and (name in options or name in valued))
+    )
     if whole:
         spelling = name if name in options or name in valued else _prefix(options, name)
         spelling = spelling or name
@@ -105,7 +116,7 @@ def _add(spelling: str, ways: tuple[Way, ...], value: str, index: int, out: list
 
 def _key_value(value: str) -> tuple[str, bool, str]:
     """`Key=Value`, `Key Value` or `Key::=Value` (apt's list form) as (key, found, value)."""
-    value = value.lstrip()
+    value = value.lstrip(" \t\"'")  # a run-time value keeps its quotes: `"Key $(x)"`
     for at, c in enumerate(value):
         if c in "= \t":
             key = value[:at].rstrip(":")
@@ -129,7 +140,7 @@ def rest_start(program: Program, words: tuple[str, ...], dynamic: frozenset[int]
         i += 1
     if rest.after and rest.after[-1].startswith("-"):
         return i if i < n else None  # `ksu -e CMD`, `capsh -- ARGS`: right after it
-    skip = rest.skip
+    skip = 0 if rest.maybe_skip else rest.skip  # `setarch [ARCH] CMD`: both are read
     while i < n:
         word = words[i]
         if word == "--":

@@ -53,6 +53,8 @@ class Rest:
     after: tuple[str, ...] = ()
     shell: bool = False
     run: tuple[str, ...] = ()  # the program that runs them (`capsh -- ARGS` runs bash ARGS)
+    maybe_skip: bool = False  # the positional operand is optional (`setarch [ARCH] CMD`)
+    directory: str = ""  # the command is looked up there (`service NAME`: /etc/init.d/NAME)
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class Program:
     skip: int = 0
     env: Mapping[str, Way] = field(default_factory=dict)
     source: str = "GTFOBins"
+    whole: bool = False  # single-dash options are whole words (`gdb -nx -ex CMD`), never glued
 
 
 TABLE: dict[str, Program] = {}
@@ -85,6 +88,7 @@ def _row(
     skip: int = 0,
     env: Mapping[str, Way] | None = None,
     source: str = "GTFOBins",
+    whole: bool = False,
 ) -> None:
     options: dict[str, tuple[Way, ...]] = {}
     for spellings, hand in ((shell, Hand.SHELL), (argv, Hand.ARGV), (file, Hand.FILE),
@@ -107,6 +111,7 @@ def _row(
         skip,
         env or {},
         source,
+        whole,
     )
     for name in names.split():
         TABLE[name] = program
@@ -176,9 +181,12 @@ _row("tcpdump", argv="-z", valued="-i -w -W -G -C -c -s -r -F -E -y -Z -B -j -M 
 _row("wget", argv="--use-askpass", valued="-O -o -a -e -i -P -t -T -U --execute")
 _row("agetty getty", argv="-l --login-program", valued="-o --login-options -f -H -I -t")
 _row("dhclient", argv="-sf", valued="-cf -lf -pf -e")
-_row("gcc cc c89 c99 g++ clang", argv="-wrapper", valued="-o -I -L -l -x -MF -MT -MQ -include")
-_row("csvtool", shell="call", valued="-t -u -o")
+_row("gcc cc c89 c99 g++ clang", argv="-wrapper", valued="-o -x -MF -MT -MQ -include", whole=True)
+_row("csvtool", valued="-t -u -o", rest=Rest(after=("call",), shell=True))
 _row("gem", shell="-e --editor")
+_row("check_ssl_cert", argv="--grep-bin --openssl --curl-bin --file-bin", valued="-H --host")
+_row("cdist", shell="-s --shell")
+_row("xdg-user-dir", operands=Hand.SHELL)  # its operand lands in the shell's `eval`
 _row("perlbug", shell="-e --editor", valued="-s -r -c -b -f -F -S -C -a")
 _row("mail mailx bsd-mailx s-nail", commands="--exec -E", lang="mail",
      valued="-s -c -b -r -f -a")  # fmt: skip
@@ -208,7 +216,7 @@ _row("rpm rpmdb rpmquery rpmverify rpmbuild", commands="--eval -E", shell="--pip
 _row("ansible-playbook", file="")  # its playbook is code in a file: out of reach
 _row("gdb", commands="-ex --eval-command -iex --init-eval-command", lang="gdb",
      file="-x --command -ix --init-command", valued="-p --pid -d --directory -cd -s -e -se",
-     rest=Rest(after=("--args",)))  # fmt: skip
+     rest=Rest(after=("--args",)), whole=True)  # fmt: skip
 _row("vim vi nvim ex view vimdiff rvim rview gvim evim", commands="-c --cmd", lang="vim",
      file="-S -u", valued="-t -q -w -W -T -i -r")  # fmt: skip
 _row("emacs", code="--eval -eval --execute", file="-l --load -f --funcall --script -x",
@@ -255,8 +263,10 @@ _row("guile", code="-c -e", lang="lisp", file="-l -s")
 _row("ghc ghci runghc", code="-e", lang="haskell")
 _row("jrunscript jjs", code="-e", lang="js")
 _row("puppet", code="-e --execute", lang="puppet")
-_row("expect", code="-c", lang="tcl", file="-f")
+_row("expect", code="-c", lang="tcl", file="-f")  # fmt: skip
 _row("tclsh wish", operands=Hand.FILE)
+_row("m4", lang="m4", code="-D --define")  # and its input (`echo 'esyscmd(CMD)' | m4`)
+_row("at batch", file="-f")  # and its input (`echo CMD | at now`): commands for sh
 _row("awk gawk mawk nawk busybox-awk", lang="awk", valued="-F -v --assign --field-separator "
      "-f --file -i --include -E --exec", code="-e --source", runtime="-l --load",
      source="GTFOBins, gawk(1)")  # fmt: skip
@@ -276,7 +286,26 @@ for _names, _valued, _rest in (
     ("perf", "-e -o -p -r -x -G -a -C", Rest(after=("stat",))),
     ("pexec", "-n -o -e -c -p -u", Rest()),
     ("rlwrap", "-a -b -c -f -H -l -p -P -s -S -t -w -z", Rest()),
-    ("setarch linux32 linux64", "", Rest(skip=1)),
+    ("setarch", "", Rest(skip=1, maybe_skip=True)),
+    ("linux32 linux64 i386 x86_64", "", Rest()),
+    ("openvt", "-c --console -f -u -s -w -l -v", Rest()),
+    ("service", "", Rest(directory="/etc/init.d/")),
+    (
+        "ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "--library-path --preload --audit --argv0",
+        Rest(),
+    ),
+    ("lxc incus", "--env --user --group --cwd", Rest(after=("exec",), skip=1)),
+    ("msgfilter", "-i --input -o --output-file -D --directory -d -E -w --width", Rest()),
+    ("rustup", "--toolchain", Rest(after=("run",), skip=1)),
+    (
+        "docker podman nerdctl",
+        "-v --volume -u --user -e --env -w --workdir --name --network "
+        "--mount -p --publish --entrypoint -l --label --platform --env-file -h --hostname --cpus "
+        "-m --memory --device --cap-add --cap-drop --security-opt --pull --add-host --dns --tmpfs "
+        "--ulimit --gpus --restart --pid --ipc --uts --userns --runtime",
+        Rest(after=("run",), skip=1),
+    ),
     ("setlock", "", Rest(skip=1)),
     ("softlimit", "-a -c -d -f -l -m -o -p -r -s -t", Rest()),
     ("sshpass", "-p -f -d -e -P", Rest()),
