@@ -16,6 +16,7 @@ reach: code in files written earlier is not judged (docs/programs-git.md). Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -123,7 +124,18 @@ def read(
         if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
             found = [replace(h, configured=True) for h in found]
         out += found
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(_idle(h) for h in out))
+
+
+# What agents set to keep git from waiting on a person (`GIT_EDITOR=true git rebase
+# --continue`, `GIT_PAGER=cat git log`, `GIT_SEQUENCE_EDITOR=:`): judged by the rules as any
+# command, but never a reason to move an allowed git into the sandbox.
+_IDLE = re.compile(r'(true|:|cat|false)( "\$@")?')
+
+
+def _idle(handed: Handed) -> Handed:
+    idle = handed.shell is not None and _IDLE.fullmatch(handed.shell.strip())
+    return replace(handed, configured=True) if idle else handed
 
 
 # --- where configuration is given -----------------------------------------------------------
