@@ -6,7 +6,9 @@ every rules file, config.toml and requirements.toml Codex could load for the cwd
 `/etc/codex`, the user's, and each ancestor's `.codex/`), which ancestors hold a project root
 marker (`.git`, or config.toml's `project_root_markers`: a new one moves the project root), and
 ShellGate's decision code. A linked worktree (`.git` file) is never kept: its project may live
-outside the ancestors. Only decisions on rules that loaded are kept, as marshal data (nothing
+outside the ancestors. A command that may run git also keys on what git's configuration files
+say for the cwd (`shell.programs.git_files`: an alias written into `.git/config` changes the
+decision). Only decisions on rules that loaded are kept, as marshal data (nothing
 in the cache can run code), under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's
 neighbour. Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it
 off.
@@ -25,6 +27,7 @@ from collections.abc import Mapping
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
 from shellgate.records import TYPE_CHECKING
+from shellgate.shell.git_paths import config_paths
 
 if TYPE_CHECKING:
     from typing import Any
@@ -119,8 +122,7 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
         if markers is None:
             return None
         _file(h, os.path.join(codex_home, "config.toml"))
-        gitty = b"git" in request_key.lower()  # git's configuration decides what git runs
-        if gitty and not _git_config(h, env):
+        if b"git" in request_key and not _git_config(h, request_key, cwd, env):
             return None
         folder = os.path.normpath(cwd)
         while True:
@@ -130,8 +132,6 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
                 return None
             _rules_folder(h, os.path.join(folder, ".codex", "rules"))
             _file(h, os.path.join(folder, ".codex", "config.toml"))
-            if gitty and not _git_file(h, os.path.join(folder, ".git", "config")):
-                return None
             parent = os.path.dirname(folder)
             if parent == folder:
                 break
@@ -141,32 +141,29 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
     return os.path.join(cache_dir(env), "decisions", h.hexdigest())
 
 
-def _git_config(h: Any, env: Mapping[str, str]) -> bool:
-    """git's variables and its system and user configuration files into the key (the
-    repository's are hashed on the way up); False: not kept (an include, read elsewhere)."""
-    for name in sorted(n for n in env if n.startswith("GIT_")):
-        h.update(b"g%s=%s\0" % (os.fsencode(name), os.fsencode(env[name])))
-    home = env.get("HOME", "")
-    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return all(
-        _git_file(h, path)
-        for path in (
-            "/etc/gitconfig",
-            os.path.join(xdg, "git", "config"),
-            os.path.join(home, ".gitconfig"),
-        )
-    )
+def _git_config(h: Any, request_key: bytes, cwd: str, env: Mapping[str, str]) -> bool:
+    """git's configuration files for the cwd, on which a command running git is judged (its
+    aliases and commands): their bytes, and with an include what the files say, includes
+    followed. False (never kept) when the command may read another repository's (`-C`,
+    `--git-dir`, `GIT_DIR`)."""
+    if any(flag in request_key for flag in (b"-C", b"--git-dir", b"GIT_DIR")):
+        return False
+    included = False
+    for path in config_paths(cwd, env):
+        h.update(b"g%s\0" % os.fsencode(path))
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        h.update(data)
+        included = included or b"include" in data.lower()
+    if included:
+        from shellgate.shell.programs.git_files import git_files  # deferred: includes (~20 ms)
 
-
-def _git_file(h: Any, path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except (FileNotFoundError, NotADirectoryError):
-        h.update(b"-\0")
-        return True
-    h.update(b"%d\0%s" % (len(data), data))
-    return b"[include" not in data.lower()
+        files = git_files(cwd, env)
+        h.update(repr((files.items(), files.origins())).encode("utf-8", "surrogateescape"))
+    return True
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
