@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from tree_sitter import Node
@@ -33,6 +33,7 @@ from tree_sitter import Node
 from shellgate.shell.dangerous import trap_action
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
+from shellgate.shell.programs import ENVIRONMENT, PROGRAMS, READS_INPUT, GitFiles, Handed, handed
 from shellgate.shell.tsbash import parse, text
 from shellgate.shell.wrappers import BASH_ASSIGNMENT, RUNNERS, flock_source, unwrap
 
@@ -54,7 +55,8 @@ class Run:
     `words` as bash passes them (a run-time word keeps its source text); `via` how it is
     reached, outermost first (`("sh -c", "timeout")`); `dynamic` the indexes of words bash
     decides at run time; `open_tail` more words come at run time; `unknowable` why bash
-    decides the command itself only at run time (then `words` may be empty or partial).
+    decides the command itself only at run time (then `words` may be empty or partial);
+    `handed` the hand-over of a program that runs it (`git -c alias.x='!CMD' x`), if any.
     """
 
     words: tuple[str, ...]
@@ -62,12 +64,22 @@ class Run:
     dynamic: frozenset[int] = field(default_factory=frozenset)
     open_tail: bool = False
     unknowable: str | None = None
+    handed: Handed | None = None
+
+
+_NO_ENV: Mapping[str, str | None] = {}
 
 
 @dataclass
 class _Ctx:
     out: list[Run]
     ifs_default: bool = True
+    git: GitFiles | None = None  # git's configuration files for the command's directory
+    exported: dict[str, str | None] = field(default_factory=dict)  # exported earlier
+    assigned: dict[str, str | None] = field(default_factory=dict)  # set earlier, not exported
+    allexport: bool = False  # `set -a`: every assignment is exported
+    by: Handed | None = None  # the hand-over being read
+    seen: set[Handed] = field(default_factory=set)  # hand-overs read (each once: same runs)
 
     def add(self, run: Run) -> bool:
         """False once the bound is reached (the last run added says so)."""
@@ -75,22 +87,25 @@ class _Ctx:
             return False
         if len(self.out) == MAX_RUNS - 1:
             run = Run((), run.via, unknowable=f"more than {MAX_RUNS} commands: not read further")
+        if self.by is not None and run.handed is None:
+            run = replace(run, handed=self.by)
         self.out.append(run)
         return True
 
 
 @lru_cache(maxsize=64)  # explain's warnings and the gate read the same script
-def bash_runs(script: str) -> tuple[Run, ...]:
-    """The commands bash would execute for `bash -c SCRIPT`."""
-    ctx = _Ctx([])
+def bash_runs(script: str, git: GitFiles | None = None) -> tuple[Run, ...]:
+    """The commands bash would execute for `bash -c SCRIPT` (`git`: git's configuration
+    files for the directory it runs in, when the caller knows them)."""
+    ctx = _Ctx([], git=git)
     _script(script, (), 0, ctx)
     return tuple(ctx.out)
 
 
-def argv_runs(argv: Sequence[str]) -> tuple[Run, ...]:
+def argv_runs(argv: Sequence[str], git: GitFiles | None = None) -> tuple[Run, ...]:
     """The commands executed for an argv run directly (no shell reads it): the argv itself,
     and whatever it runs (a shell's script, a runner's command, ...)."""
-    ctx = _Ctx([])
+    ctx = _Ctx([], git=git)
     if argv:
         _argv(tuple(argv), frozenset(), (), 0, ctx, _no_input)
     return tuple(ctx.out)
@@ -452,6 +467,8 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx) -
                 return
             if kind == "comment" and not _comment(node, src, via, depth, ctx):
                 return
+            if kind in ("declaration_command", "variable_assignment"):
+                _declared(node, src, ctx)  # programs: `export EDITOR=...` earlier in the script
             # text holds a command only inside a substitution (a long heredoc is not walked)
             descend = kind not in _WORDS or bool(
                 _SUBSTITUTION.search(src, node.start_byte, node.end_byte)
@@ -511,6 +528,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
     def input_text() -> _Stdin | None:  # read only for a shell: most commands are not one
         return _stdin_of(node, src, ctx)
 
+    env = _environment(node, src, ctx)  # programs: `EDITOR=... git commit`
+
     for n, words in enumerate(groups):
         if not words:
             continue
@@ -532,7 +551,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: _Ctx
                 return False
             continue
         stdin = input_text if n == len(groups) - 1 else _no_input
-        if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin):
+        if not _argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin, env=env):
             return False
     return True
 
@@ -837,8 +856,10 @@ def _argv(
     ctx: _Ctx,
     stdin: Callable[[], _Stdin | None],
     open_tail: bool = False,
+    env: Mapping[str, str | None] = _NO_ENV,
 ) -> bool:
-    """`words` run as a command, and what it runs in turn. False once the bound is reached."""
+    """`words` run as a command, and what it runs in turn (`env`: the variables it gets, as
+    far as the script says). False once the bound is reached."""
     if not ctx.add(Run(words, via, dynamic, open_tail)):
         return False
     if depth >= MAX_DEPTH:
@@ -851,7 +872,7 @@ def _argv(
         if 0 in moved:
             why = f"its name is `{body[0]}`"
             return ctx.add(Run(body, here, moved, open_tail, unknowable=why))
-        return _argv(body, moved, here, depth + 1, ctx, stdin, open_tail)
+        return _argv(body, moved, here, depth + 1, ctx, stdin, open_tail, env)
 
     def inner(start: int, *, label: str = name, tail: bool = open_tail) -> bool:
         rest = words[start:]
@@ -864,15 +885,25 @@ def _argv(
         if 0 in moved:
             why = f"`{label}` runs `{rest[0]}`"
             return ctx.add(Run(rest, (*via, label), moved, tail, unknowable=why))
-        return _argv(rest, moved, (*via, label), depth + 1, ctx, stdin, tail)
+        given = _assignments(words, 1, start, dynamic, env) if label in _SETS_ENV else env
+        return _argv(rest, moved, (*via, label), depth + 1, ctx, stdin, tail, given)
 
     def source(text_: str, index: int | None, label: str) -> bool:
         if index is not None and index in dynamic:
             why = f"`{label}` runs shell source from an expansion"
             if not ctx.add(Run((), (*via, label), unknowable=why)):
                 return False  # and its text as written, for the commands it names literally
+        saved = ctx.exported  # the shell gets this command's environment
+        ctx.exported = dict(env) if env else saved
         _script(text_, (*via, label), depth + 1, ctx)
+        ctx.exported = saved
         return len(ctx.out) < MAX_RUNS
+
+    # --- programs: what a program runs through its options, configuration, environment ---
+    reads = name in PROGRAMS or (env and _hands_env(env))
+    if reads and not _programs(words, dynamic, via, depth, ctx, stdin, env, source):
+        return False
+    # ---
 
     if name in SHELLS or (name in _BOXES and words[1:2] in (("sh",), ("ash",), ("bash",))):
         shell = words[1:] if name in _BOXES else words
@@ -911,7 +942,7 @@ def _argv(
         unwrapped = unwrap(list(words))  # `sudo -s CMD...`: the login shell runs `-c 'CMD...'`
         return source(" ".join(unwrapped[1]), None, "sudo -s") if unwrapped else True
     if name == "find":
-        return _find(words, dynamic, via, depth, ctx)
+        return _find(words, dynamic, via, depth, ctx, env)
     if words[0] in ("time", "coproc"):  # bash's keywords, which tree-sitter reads as names
         at, unwrapped = _keyword_body(words), unwrap(list(words))
         # the words after them run as they are (`time -x` runs `-x`); /usr/bin/time (piped,
@@ -922,7 +953,8 @@ def _argv(
     if canonical is not None:
         kept, start = canonical
         moved = frozenset(i - start + 1 for i in dynamic if i >= start)
-        return _argv(kept, moved, (*via, f"{name} {words[1]}"), depth + 1, ctx, stdin, open_tail)
+        label = f"{name} {words[1]}"
+        return _argv(kept, moved, (*via, label), depth + 1, ctx, stdin, open_tail, env)
     unwrapped = unwrap(list(words))
     if unwrapped is not None:
         label, rest = unwrapped
@@ -932,7 +964,7 @@ def _argv(
         if dynamic:  # env -S "..." split from a run-time word
             why = f"`{label}` splits an expansion into a command"
             return ctx.add(Run((), here, unknowable=why))
-        return _argv(tuple(rest), frozenset(), (*via, label), depth + 1, ctx, stdin, tail)
+        return _argv(tuple(rest), frozenset(), (*via, label), depth + 1, ctx, stdin, tail, env)
     return True
 
 
@@ -1047,7 +1079,8 @@ _RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "elif", "i
 # Every program whose arguments `_argv` reads; any other command runs only its own words.
 _LOOKS_INTO = frozenset({*SHELLS, *_BOXES, *_DASH_C, *RUNNERS, *GLOBAL_OPTIONS, *_RESERVED,
                          "eval", "source", ".", "alias", "trap", "watch", "find", "function",
-                         "sudo"})  # fmt: skip
+                         "sudo", *PROGRAMS, "export", "declare", "typeset", "local", "readonly",
+                         "set"})  # fmt: skip
 
 
 def _keyword_body(words: tuple[str, ...]) -> int:
@@ -1089,7 +1122,12 @@ def runs_arguments(program: str) -> bool:
 
 
 def _find(
-    words: tuple[str, ...], dynamic: frozenset[int], via: tuple[str, ...], depth: int, ctx: _Ctx
+    words: tuple[str, ...],
+    dynamic: frozenset[int],
+    via: tuple[str, ...],
+    depth: int,
+    ctx: _Ctx,
+    env: Mapping[str, str | None] = _NO_ENV,
 ) -> bool:
     i = 0
     while i < len(words):
@@ -1106,8 +1144,134 @@ def _find(
                     why = f"`{label}` runs `{rest[0]}`"
                     if not ctx.add(Run(rest, (*via, label), frozenset(moved), unknowable=why)):
                         return False
-                elif not _argv(rest, frozenset(moved), (*via, label), depth + 1, ctx, _no_input):
+                elif not _argv(
+                    rest, frozenset(moved), (*via, label), depth + 1, ctx, _no_input, env=env
+                ):
                     return False
             i = end
         i += 1
+    return True
+
+
+# --- programs: what programs run for bash (issue 24; the table and readers: shell/programs) ---
+# The environment a command gets (its own `VAR=v cmd`, `env VAR=v cmd`, and what the script
+# exported earlier) is passed to `programs.handed`, with git's configuration files; each
+# command, argv or code it hands on is read here as `sh -c` reads it, as an argv, or made a run
+# decided at run time.
+
+_SETS_ENV = frozenset({"env", "sudo", "doas"})  # runners that take `NAME=VALUE` words
+_ENV_WORD = re.compile(r"([^=\s-][^=\s]*)=(.*)", re.DOTALL)
+
+
+def _hands_env(env: Mapping[str, str | None]) -> bool:
+    """Whether a variable in `env` may make a program run or load code."""
+    return any(v in ENVIRONMENT or v.startswith("BASH_FUNC_") for v in env)
+
+
+def _assignments(
+    words: tuple[str, ...],
+    start: int,
+    end: int,
+    dynamic: frozenset[int],
+    env: Mapping[str, str | None],
+) -> Mapping[str, str | None]:
+    """`env` with the `NAME=VALUE` words of `words[start:end]` (env's, sudo's) added."""
+    added: dict[str, str | None] = {}
+    for k in range(start, end):
+        m = _ENV_WORD.fullmatch(words[k])
+        if m is not None:
+            added[m.group(1)] = None if k in dynamic else m.group(2)
+    return {**env, **added} if added else env
+
+
+def _assigned_value(node: Node, src: bytes, ctx: _Ctx) -> tuple[str, str | None] | None:
+    """A `variable_assignment`'s name and value (None: decided at run time)."""
+    name = node.child_by_field_name("name")
+    if name is None:
+        return None
+    value = node.child_by_field_name("value")
+    if value is None:
+        return text(name, src), ""
+    fields = read_word(text(value, src), ifs_default=ctx.ifs_default).fields
+    literal = not any(dyn for _, dyn in fields)
+    return text(name, src), " ".join(v for v, _ in fields) if literal else None
+
+
+def _environment(node: Node, src: bytes, ctx: _Ctx) -> Mapping[str, str | None]:
+    """The variables a command gets: those exported earlier, and its own assignments."""
+    own: dict[str, str | None] = {}
+    for child in node.children:
+        if child.type == "variable_assignment":
+            pair = _assigned_value(child, src, ctx)
+            if pair is not None:
+                own[pair[0]] = pair[1]
+    if not own:
+        return ctx.exported or _NO_ENV
+    return {**ctx.exported, **own}
+
+
+def _declared(node: Node, src: bytes, ctx: _Ctx) -> None:
+    """Track `export NAME=VALUE`, `declare -x`, `NAME=VALUE; export NAME`, `set -a`."""
+    if node.type == "variable_assignment":
+        parent = node.parent
+        if parent is not None and parent.type in ("command", "declaration_command"):
+            return  # a command's own (see _environment), or a declaration's (below)
+        pair = _assigned_value(node, src, ctx)
+        if pair is not None:
+            ctx.assigned[pair[0]] = pair[1]
+            if ctx.allexport or pair[0] in ctx.exported:
+                ctx.exported[pair[0]] = pair[1]
+        return
+    head = text(node.children[0], src) if node.children else ""
+    flags = [text(c, src) for c in node.children[1:] if c.type == "word"]
+    exporting = head == "export" or any(f.startswith("-") and "x" in f for f in flags)
+    if not exporting:
+        return
+    for child in node.children[1:]:
+        if child.type == "variable_assignment":
+            pair = _assigned_value(child, src, ctx)
+            if pair is not None:
+                ctx.exported[pair[0]] = pair[1]
+        elif child.type in ("variable_name", "word") and not text(child, src).startswith("-"):
+            name = text(child, src)
+            if name in ctx.assigned:
+                ctx.exported[name] = ctx.assigned[name]
+
+
+def _programs(
+    words: tuple[str, ...],
+    dynamic: frozenset[int],
+    via: tuple[str, ...],
+    depth: int,
+    ctx: _Ctx,
+    stdin: Callable[[], _Stdin | None],
+    env: Mapping[str, str | None],
+    source: _Source,
+) -> bool:
+    """What the program `words` runs through its options, configuration and environment.
+    False once the bound is reached."""
+    name = executable_name_lookup_key(words[0]) or words[0]
+    if name == "set" and any(w == "-a" or (w[:1] == "-" and "a" in w) for w in words[1:]):
+        ctx.allexport = True
+    script: str | None = None
+    if name in READS_INPUT:
+        given = stdin()
+        if given is not None and given[0] is not None and given[2] is None:
+            script = given[0]
+    for h in handed(words, dynamic, env, ctx.git, script):
+        if h in ctx.seen:  # `export EDITOR=…`: read once, not again for each command after
+            continue
+        ctx.seen.add(h)
+        label = f"{h.program}: {h.how}"
+        outer, ctx.by = ctx.by, h
+        if h.shell is not None:
+            going = source(h.shell, None, label)
+        elif h.argv:
+            going = _argv(h.argv, frozenset(), (*via, label), depth + 1, ctx, _no_input, env=env)
+        else:
+            why = h.runtime or f"{h.program} runs what {h.how} says"
+            going = ctx.add(Run((), (*via, label), unknowable=why))
+        ctx.by = outer
+        if not going:
+            return False
     return True

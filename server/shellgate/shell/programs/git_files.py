@@ -1,0 +1,260 @@
+"""git's configuration files for a command's directory, read as git reads them (I/O).
+
+The files git reads, in its order: the system file (`GIT_CONFIG_SYSTEM`, else /etc/gitconfig;
+none with `GIT_CONFIG_NOSYSTEM`), the global ones (`GIT_CONFIG_GLOBAL`, else
+`$XDG_CONFIG_HOME/git/config` and `~/.gitconfig`), the repository's (`config` in its common
+directory, found from the cwd, `-C` and `--git-dir`/`GIT_DIR`, through a `.git` file and a
+worktree's `commondir`) and the worktree's `config.worktree`; each with its `include.path`
+and `includeIf.<cond>.path` files, every condition taken as true (stricter: more keys judged).
+
+Parsed here rather than by running `git config --list -z --show-origin`: a process costs
+milliseconds and would run git (and whatever its environment names) inside the gate; the
+format is small, and tests compare this reading with git's own on files git wrote. Files are
+read only when a command runs git (`GitConfigFiles.items()`), each parsed once per process for
+a given size and mtime. A line this parser cannot read gives the key `?` (asked: git itself
+would stop there). Never raises.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from shellgate.shell.programs.git_words import is_bool
+
+_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM", "GIT_DIR")  # fmt: skip
+_MAX_INCLUDE = 10  # git's own depth limit
+_Entries = tuple[tuple[str, str, str], ...]  # (key, value, origin "path:line")
+
+
+@dataclass(frozen=True)
+class GitConfigFiles:
+    """The configuration git reads for a command run in `cwd` (after `chdirs`, with `git_dir`)
+    under the environment `env` (the gate's own: the variables above)."""
+
+    cwd: str
+    env: tuple[tuple[str, str], ...]
+    chdirs: tuple[str, ...] = ()
+    git_dir: str | None = None
+    _cache: list[_Entries] = field(default_factory=list, compare=False, hash=False, repr=False)
+
+    def items(self) -> tuple[tuple[str, str], ...]:
+        return tuple((k, v) for k, v, _ in self._entries())
+
+    def origins(self) -> tuple[str, ...]:
+        return tuple(o for _, _, o in self._entries())
+
+    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitConfigFiles:
+        return replace(
+            self, chdirs=self.chdirs + chdirs, git_dir=git_dir or self.git_dir, _cache=[]
+        )
+
+    def _entries(self) -> _Entries:
+        if not self._cache:
+            entries: list[tuple[str, str, str]] = []
+            for path in config_paths(self):
+                entries += _with_includes(path, 0)
+            self._cache.append(tuple(entries))
+        return self._cache[0]
+
+
+def git_files(cwd: str, environ: Mapping[str, str]) -> GitConfigFiles:
+    """The reading for commands run in `cwd` under `environ`; nothing is read yet."""
+    return GitConfigFiles(cwd, tuple((k, environ[k]) for k in _ENV if k in environ))
+
+
+def config_paths(files: GitConfigFiles) -> list[str]:
+    """The files git reads, in order (some may not exist)."""
+    env = dict(files.env)
+    home = env.get("HOME", "")
+    paths: list[str] = []
+    nosystem = env.get("GIT_CONFIG_NOSYSTEM", "")
+    if not (nosystem and is_bool(nosystem) and nosystem.lower() not in ("0", "false", "no", "off")):
+        paths.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    if "GIT_CONFIG_GLOBAL" in env:
+        paths.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+        paths += [os.path.join(xdg, "git", "config")] if xdg else []
+        paths += [os.path.join(home, ".gitconfig")] if home else []
+    where = files.cwd
+    for d in files.chdirs:
+        where = os.path.join(where, os.path.expanduser(d))
+    git_dir = files.git_dir or env.get("GIT_DIR")
+    found = os.path.join(where, git_dir) if git_dir else _discover(where)
+    if found is not None:
+        common = found
+        commondir = _read_text(os.path.join(found, "commondir"))
+        if commondir is not None and commondir.strip():
+            common = os.path.join(found, commondir.strip())
+        paths += [os.path.join(common, "config"), os.path.join(found, "config.worktree")]
+    return [p for p in paths if p and p != "/dev/null"]
+
+
+def _discover(start: str) -> str | None:
+    """The git directory git finds from `start`: `.git` (a directory, or a file naming one) in
+    it or a parent, or a bare repository."""
+    d = os.path.abspath(start)
+    while True:
+        dot = os.path.join(d, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            text = _read_text(dot) or ""
+            m = re.match(r"gitdir: *(.*?)\s*$", text)
+            return os.path.join(d, m.group(1)) if m else None
+        if os.path.isfile(os.path.join(d, "HEAD")) and os.path.isdir(os.path.join(d, "objects")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _with_includes(path: str, depth: int) -> list[tuple[str, str, str]]:
+    """The entries of `path` with its included files' in place."""
+    out: list[tuple[str, str, str]] = []
+    for key, value, origin in _file(path):
+        out.append((key, value, origin))
+        included = key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
+        if included and value and depth < _MAX_INCLUDE:
+            target = os.path.expanduser(value)
+            if not os.path.isabs(target):
+                target = os.path.join(os.path.dirname(path), target)
+            out += _with_includes(target, depth + 1)
+    return out
+
+
+def _file(path: str) -> _Entries:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return _parsed(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=64)
+def _parsed(path: str, mtime_ns: int, size: int) -> _Entries:
+    del mtime_ns, size  # the cache's key: a file changed is read again
+    text = _read_text(path)
+    return () if text is None else parse_config(text, path)
+
+
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)\s*(?:"((?:[^"\\\n]|\\.)*)")?\s*\]')
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+def parse_config(text: str, path: str) -> _Entries:
+    """The (key, value, origin) entries of a configuration file's text, as git's parser reads
+    it: `[section]`, `[section "sub"]`, `[section.sub]`; `key = value` with quotes, escapes,
+    comments and continuation lines; a bare `key` is true. On a line git would reject: the
+    entries before it and a `?` entry naming it."""
+    out: list[tuple[str, str, str]] = []
+    section: str | None = None
+    text = text.removeprefix("\ufeff")
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif c in " \t\r":
+            i += 1
+        elif c in "#;":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "[":
+            m = _SECTION.match(text, i)
+            if m is None:
+                return (*out, ("?", "", f"{path}:{line}"))
+            name, sub = m.group(1), m.group(2)
+            if sub is not None:
+                section = name.lower() + "." + _UNESCAPE.sub(r"\1", sub)
+            else:
+                head, dot, rest = name.partition(".")
+                section = f"{head.lower()}.{rest.lower()}" if dot else name.lower()
+            i = m.end()
+        else:
+            m = _KEY.match(text, i)
+            if m is None or section is None:
+                return (*out, ("?", "", f"{path}:{line}"))
+            key = f"{section}.{m.group().lower()}"
+            at = line
+            i = m.end()
+            while i < n and text[i] in " \t":
+                i += 1
+            if i >= n or text[i] in "\n\r#;":
+                out.append((key, "true", f"{path}:{at}"))
+                continue
+            if text[i] != "=":
+                return (*out, ("?", "", f"{path}:{line}"))
+            value, i, line = _value(text, i + 1, line)
+            if value is None:
+                return (*out, ("?", "", f"{path}:{line}"))
+            out.append((key, value, f"{path}:{at}"))
+    return tuple(out)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
+
+
+def _value(text: str, i: int, line: int) -> tuple[str | None, int, int]:
+    """A value from just after `=`: its text (None where git rejects it), where the line ends,
+    and the line number there (continuations count)."""
+    out: list[str] = []
+    quoted = False
+    pending = ""  # blanks kept only when more of the value follows (git trims the end)
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n" and not quoted:
+            break
+        if c == "\n":
+            return None, i, line  # a newline inside quotes
+        if not quoted and c in "#;":
+            while i < n and text[i] != "\n":
+                i += 1
+            break
+        if not quoted and c in " \t\r":
+            if out:
+                pending += c
+            i += 1
+            continue
+        out.append(pending)
+        pending = ""
+        if c == "\\":
+            nxt = text[i + 1] if i + 1 < n else ""
+            if nxt == "\n":
+                line += 1
+                i += 2
+                continue
+            if nxt == "\r" and text[i + 2 : i + 3] == "\n":
+                line += 1
+                i += 3
+                continue
+            if nxt not in _ESCAPES:
+                return None, i, line
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif c == '"':
+            quoted = not quoted
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    if quoted:
+        return None, i, line
+    return "".join(out), i, line
