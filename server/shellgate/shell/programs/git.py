@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
 
 from shellgate.shell.programs.git_keys import (
     COMMANDS,
@@ -40,27 +39,12 @@ from shellgate.shell.programs.git_words import (
     is_bool,
     split_cmdline,
 )
-from shellgate.shell.programs.handed import Environment, Handed
+from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 
 PROGRAM = "git"
 _ARGS = ' "$@"'  # git runs a shell command as `sh -c 'CMD "$@"' CMD ARGS...`
 _VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
                      "--super-prefix", "--attr-source", "--list-cmds"})  # fmt: skip
-
-
-class GitConfigFiles(Protocol):
-    """git's configuration files for a command's directory (`git_files.git_files`): the
-    (key, value) pairs in the order git reads them, keys canonical (section and variable
-    lowercased), each with its origin (`path:line`); `at` the reading for a command that moves
-    (`-C DIR`, `--git-dir`, `GIT_DIR`). Nothing is read before `items()` is called."""
-
-    def items(self) -> tuple[tuple[str, str], ...]: ...
-
-    def origins(self) -> tuple[str, ...]: ...
-
-    def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitConfigFiles: ...
-
-    def __hash__(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -70,13 +54,14 @@ class _Setting:
     where: str  # "set by -c", "from /repo/.git/config:3"
     runtime: bool = False  # bash decides the value (or the key) at run time
     from_file: bool = False
+    written: bool = False  # by `git config KEY VALUE`: an alias of any name may run later
 
 
 def read(
     words: Sequence[str],
     dynamic: frozenset[int],
     env: Environment,
-    files: GitConfigFiles | None = None,
+    files: GitFiles | None = None,
 ) -> tuple[Handed, ...]:
     """Every command the git command `words` may run (see the module)."""
     words = tuple(words)
@@ -122,7 +107,10 @@ def read(
         placed = files.at(tuple(chdirs), git_dir) if chdirs or git_dir else files
         settings += _from_files(placed)
     for setting in settings:
-        out += _setting(setting, words, sub, dynamic)
+        found = _setting(setting, words, sub, dynamic)
+        if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
+            found = [replace(h, configured=True) for h in found]
+        out += found
     return tuple(dict.fromkeys(out))
 
 
@@ -182,11 +170,11 @@ def _environment_config(env: Environment) -> list[_Setting]:
     return found
 
 
-def _from_files(files: GitConfigFiles) -> list[_Setting]:
+def _from_files(files: GitFiles) -> list[_Setting]:
     return [
         _Setting(key, value, f"from {origin}", from_file=True)
         for (key, value), origin in zip(files.items(), files.origins(), strict=False)
-        if key_kind(key) is not None
+        if key == "?" or key_kind(key) is not None
     ]
 
 
@@ -315,7 +303,7 @@ def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> 
     key = canonical_key(words[k]) if k not in dynamic else None
     if key is None:
         return [_Setting("?", None, "written by git config", runtime=True)]
-    return [_Setting(key, words[v], "written by git config", runtime=v in dynamic)]
+    return [_Setting(key, words[v], "written by git config", v in dynamic, written=True)]
 
 
 def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
@@ -339,6 +327,9 @@ def _setting(
     setting: _Setting, words: tuple[str, ...], sub: int | None, dynamic: frozenset[int]
 ) -> list[Handed]:
     key = setting.key
+    if setting.from_file and key == "?":
+        why = f"git stops at a line of its configuration ShellGate cannot read ({setting.where})"
+        return [Handed(PROGRAM, f"configuration {setting.where}", runtime=why)]
     if setting.runtime and key == "?":
         return [Handed(PROGRAM, f"configuration {setting.where}",
                        runtime="git is given configuration bash decides at run time")]  # fmt: skip
@@ -383,7 +374,7 @@ def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
         return [Handed(PROGRAM, how, runtime=f"git runs what it finds in `{value}` ({how})")]
     if kind is Kind.URL:
         return _ext(text, how)
-    if kind is Kind.PAGER and is_bool(text):
+    if kind in (Kind.PAGER, Kind.MONITOR) and is_bool(text):
         return []
     if kind is Kind.BANG:
         return [Handed(PROGRAM, how, shell=text[1:] + _ARGS)] if text.startswith("!") else []
@@ -407,7 +398,8 @@ def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
         return [Handed(PROGRAM, how, shell=shlex.quote(text) + _ARGS)]
     if not text:
         return []
-    return [Handed(PROGRAM, how, shell=value if kind is Kind.SCRIPT else value + _ARGS)]
+    shell = value if kind in (Kind.SCRIPT, Kind.PAGER) else value + _ARGS
+    return [Handed(PROGRAM, how, shell=shell)]
 
 
 def _alias(
@@ -419,20 +411,23 @@ def _alias(
     _, _, rest = key.partition(".")
     named, _, variable = rest.rpartition(".")
     alias = named if named else variable  # `alias.<name>.command`, else `alias.<name>`
-    if sub is None:
+    if setting.written:  # it runs later, with words of its own
+        sub, words, dynamic = 1, words[:1], frozenset()
+    elif sub is None:
         return []
-    if sub not in dynamic:
+    elif sub not in dynamic:
         given = words[sub]
         if given in COMMANDS or (given != alias if named else given.lower() != alias):
             return []
     how = f"alias `{alias}`, {setting.where}"
-    if setting.runtime or setting.value is None:
-        if setting.runtime:
-            return [Handed(PROGRAM, how, runtime="git runs an alias bash decides at run time")]
+    if setting.runtime:
+        return [Handed(PROGRAM, how, runtime="git runs an alias bash decides at run time")]
+    if setting.value is None:
         return []
     text = setting.value.strip()
+    tail = _args(words[sub + 1 :], sub + 1, dynamic)
     if text.startswith("!"):
-        return [Handed(PROGRAM, how, shell=text[1:] + _args(words[sub + 1 :], sub + 1, dynamic))]
+        return [Handed(PROGRAM, how, shell=text[1:] + tail)]
     expansion = split_cmdline(text)
     if not expansion or not expansion[0]:
         return []
@@ -440,7 +435,6 @@ def _alias(
         return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
     # a word bash decides at run time keeps its source text, read again as such
     head = _args(words[:sub], 0, dynamic).lstrip()
-    tail = _args(words[sub + 1 :], sub + 1, dynamic)
     return [Handed(PROGRAM, how, shell=f"{head} {shlex.join(expansion)}{tail}")]
 
 

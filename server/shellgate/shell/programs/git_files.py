@@ -1,11 +1,9 @@
 """git's configuration files for a command's directory, read as git reads them (I/O).
 
-The files git reads, in its order: the system file (`GIT_CONFIG_SYSTEM`, else /etc/gitconfig;
-none with `GIT_CONFIG_NOSYSTEM`), the global ones (`GIT_CONFIG_GLOBAL`, else
-`$XDG_CONFIG_HOME/git/config` and `~/.gitconfig`), the repository's (`config` in its common
-directory, found from the cwd, `-C` and `--git-dir`/`GIT_DIR`, through a `.git` file and a
-worktree's `commondir`) and the worktree's `config.worktree`; each with its `include.path`
-and `includeIf.<cond>.path` files, every condition taken as true (stricter: more keys judged).
+Which files, in git's order: `shell.git_paths` (the system file, the global ones, the
+repository's found from the cwd, `-C` and `--git-dir`/`GIT_DIR`, a worktree's); each with its
+`include.path` and `includeIf.<cond>.path` files in place, every condition taken as true
+(stricter: more keys judged).
 
 Parsed here rather than by running `git config --list -z --show-origin`: a process costs
 milliseconds and would run git (and whatever its environment names) inside the gate; the
@@ -23,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from shellgate.shell.programs.git_words import is_bool
+from shellgate.shell import git_paths
 
 _ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
         "GIT_CONFIG_NOSYSTEM", "GIT_DIR")  # fmt: skip
@@ -69,58 +67,7 @@ def git_files(cwd: str, environ: Mapping[str, str]) -> GitConfigFiles:
 
 def config_paths(files: GitConfigFiles) -> list[str]:
     """The files git reads, in order (some may not exist)."""
-    env = dict(files.env)
-    home = env.get("HOME", "")
-    paths: list[str] = []
-    nosystem = env.get("GIT_CONFIG_NOSYSTEM", "")
-    if not (nosystem and is_bool(nosystem) and nosystem.lower() not in ("0", "false", "no", "off")):
-        paths.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
-    if "GIT_CONFIG_GLOBAL" in env:
-        paths.append(env["GIT_CONFIG_GLOBAL"])
-    else:
-        xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
-        paths += [os.path.join(xdg, "git", "config")] if xdg else []
-        paths += [os.path.join(home, ".gitconfig")] if home else []
-    where = files.cwd
-    for d in files.chdirs:
-        where = os.path.join(where, os.path.expanduser(d))
-    git_dir = files.git_dir or env.get("GIT_DIR")
-    found = os.path.join(where, git_dir) if git_dir else _discover(where)
-    if found is not None:
-        common = found
-        commondir = _read_text(os.path.join(found, "commondir"))
-        if commondir is not None and commondir.strip():
-            common = os.path.join(found, commondir.strip())
-        paths += [os.path.join(common, "config"), os.path.join(found, "config.worktree")]
-    return [p for p in paths if p and p != "/dev/null"]
-
-
-def _discover(start: str) -> str | None:
-    """The git directory git finds from `start`: `.git` (a directory, or a file naming one) in
-    it or a parent, or a bare repository."""
-    d = os.path.abspath(start)
-    while True:
-        dot = os.path.join(d, ".git")
-        if os.path.isdir(dot):
-            return dot
-        if os.path.isfile(dot):
-            text = _read_text(dot) or ""
-            m = re.match(r"gitdir: *(.*?)\s*$", text)
-            return os.path.join(d, m.group(1)) if m else None
-        if os.path.isfile(os.path.join(d, "HEAD")) and os.path.isdir(os.path.join(d, "objects")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-
-
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
-    except OSError:
-        return None
+    return git_paths.config_paths(files.cwd, dict(files.env), files.chdirs, files.git_dir)
 
 
 def _with_includes(path: str, depth: int) -> list[tuple[str, str, str]]:
@@ -148,7 +95,7 @@ def _file(path: str) -> _Entries:
 @lru_cache(maxsize=64)
 def _parsed(path: str, mtime_ns: int, size: int) -> _Entries:
     del mtime_ns, size  # the cache's key: a file changed is read again
-    text = _read_text(path)
+    text = git_paths.read_text(path)
     return () if text is None else parse_config(text, path)
 
 

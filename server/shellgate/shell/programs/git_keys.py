@@ -10,7 +10,8 @@ How a value is handed over (`Kind`):
 - SCRIPT: git runs it as `sh -c VALUE`, with no arguments (a pager, `rebase --exec`);
 - PROGRAM: a program's path or name, executed with git's arguments (no shell);
 - SPLIT: split as git splits an alias (quotes, backslashes) and executed (no shell);
-- PAGER: a boolean (paginate or not) or a SHELL command (`pager.<cmd>`, `core.fsmonitor`);
+- PAGER: a boolean (paginate or not) or a SCRIPT (`pager.<cmd>`);
+- MONITOR: a boolean (git's own daemon) or a SHELL command (`core.fsmonitor`);
 - HELPER: credential.helper: `!CMD` shell, an absolute path shell, else `git credential-NAME`;
 - BANG: `!CMD` is a SHELL command, anything else a mode (`submodule.<name>.update`);
 - ALIAS: `!CMD` a SHELL command, else more of git's own words (`alias.*`);
@@ -32,6 +33,7 @@ class Kind(Enum):
     PROGRAM = "program"
     SPLIT = "split"
     PAGER = "pager"
+    MONITOR = "monitor"
     HELPER = "helper"
     BANG = "bang"
     ALIAS = "alias"
@@ -50,7 +52,7 @@ _KEYS: tuple[tuple[str, Kind], ...] = (
     ("core.sshCommand", Kind.SHELL),
     ("core.editor", Kind.SHELL),
     ("core.pager", Kind.SCRIPT),
-    ("core.fsmonitor", Kind.PAGER),
+    ("core.fsmonitor", Kind.MONITOR),
     ("core.alternateRefsCommand", Kind.SHELL),
     ("core.askPass", Kind.PROGRAM),
     ("core.gitProxy", Kind.PROXY),
@@ -149,7 +151,7 @@ ENVIRONMENT: dict[str, tuple[Kind, str]] = {
     "GIT_ASKPASS": (Kind.PROGRAM, "core.askPass, from GIT_ASKPASS"),
     "SSH_ASKPASS": (Kind.PROGRAM, "the password prompt, from SSH_ASKPASS"),
     "GIT_PROXY_COMMAND": (Kind.PROXY, "core.gitProxy, from GIT_PROXY_COMMAND"),
-    "GIT_TEST_FSMONITOR": (Kind.PAGER, "core.fsmonitor, from GIT_TEST_FSMONITOR"),
+    "GIT_TEST_FSMONITOR": (Kind.MONITOR, "core.fsmonitor, from GIT_TEST_FSMONITOR"),
     "GIT_EXEC_PATH": (Kind.PATH, "GIT_EXEC_PATH, the directory of git's programs"),
     "GIT_TEMPLATE_DIR": (Kind.PATH, "GIT_TEMPLATE_DIR, templates holding hooks"),
     "GIT_CONFIG_GLOBAL": (Kind.PATH, "GIT_CONFIG_GLOBAL, a configuration file"),
