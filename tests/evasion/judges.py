@@ -98,6 +98,15 @@ def hook_verdict(agent: str, answer: Mapping[str, Any] | None) -> str:
     return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "quiet"))
 
 
+def labelled(agent: str, answer: Mapping[str, Any] | None) -> str:
+    """hook_verdict, with `allow (sandboxed)` for an allow that moves the command into
+    ShellGate's sandbox (the rewritten command in the answer)."""
+    verdict = hook_verdict(agent, answer)
+    specific = (answer or {}).get("hookSpecificOutput") or {}
+    new = (specific.get("updatedInput") or specific.get("tool_input") or {}).get("command")
+    return "allow (sandboxed)" if verdict == "allow" and new else verdict
+
+
 def hook_allowed(agent: str, verdict: str, codex_decision: str) -> bool:
     if agent == "codex":
         return verdict != "deny" and codex_decision == "allow"
@@ -200,14 +209,14 @@ def installed_flags(home: Home, agent: str) -> list[str]:
 def hook_verdicts(home: Home, cwd: Path, scripts: Sequence[str],
                   flags: Mapping[str, list[str]]) -> list[dict[str, str]]:  # fmt: skip
     """Each script through each agent's `handle` with the options in `flags` (by agent), in
-    this process, the event's cwd being `cwd`: agent -> allow/deny/ask/quiet."""
+    this process, the event's cwd being `cwd`: agent -> `labelled` verdict."""
     from shellgate.cli.hook import AGENTS as MODULES
     from shellgate.cli.hook import _options
 
     with environment(home.env()):
         handlers = {a: importlib.import_module(MODULES[a]).handle for a in flags}
         options = {a: _options(a, list(f)) for a, f in flags.items()}
-        return [{a: hook_verdict(a, handlers[a](event(a, script, cwd), options[a]))
+        return [{a: labelled(a, handlers[a](event(a, script, cwd), options[a]))
                  for a in flags} for script in scripts]  # fmt: skip
 
 

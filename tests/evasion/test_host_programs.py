@@ -170,13 +170,15 @@ def test_bash_runs_the_issue_spellings_and_most_of_the_corpus(
 def test_no_hook_allows_what_bash_ran(
     corpus: list[Case], judged: list[Judged], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    allowed = [j for j in judged if "allow" in j.hooks.values()]
+    allowed = [j for j in judged if any(v.startswith("allow") for v in j.hooks.values())]
     ran = sum(c.ran for c in corpus)
-    per = Counter((j.rule_set, a) for j in allowed for a, v in j.hooks.items() if v == "allow")
+    per = Counter((j.rule_set, a, v) for j in allowed for a, v in j.hooks.items()
+                  if v.startswith("allow"))  # fmt: skip
     spellings = {j.case.spelling.text for j in allowed}
     line = (f"host-program corpus: seed {SEED}: {len(corpus)} spellings, {ran} ran the forbidden "
             f"command in bash, allowed: {len(spellings)} spellings"
-            + (" (" + ", ".join(f"{r}/{a} {n}" for (r, a), n in sorted(per.items())) + ")"
+            + (" (" + ", ".join(f"{r}/{a}/{v} {n}" for (r, a, v), n in sorted(per.items()))
+               + ")"
                if per else "")
             + f"; {time.monotonic() - STARTED:.0f} s so far")  # fmt: skip
     with capsys.disabled():
@@ -204,11 +206,11 @@ def test_the_hook_processes_agree(judged: list[Judged]) -> None:
             key = (j.home.root, agent)
             if key not in commands:
                 commands[key] = judges.installed_hook(j.home, agent)
-            said = judges.hook_verdict(agent, judges.hook_answer(
+            said = judges.labelled(agent, judges.hook_answer(
                 j.home, agent, j.case.spelling.text, commands[key], cwd=j.cwd))  # fmt: skip
             if said != j.hooks[agent]:
                 differ.append((agent, j.case.spelling.text, said, j.hooks[agent]))
-            if said == "allow":
+            if said.startswith("allow"):
                 allowed.append(f"  {j.rule_set}: {agent}: {_show(j.case.spelling)}")
     assert not differ, f"seed {SEED}: the process and handle() disagree: {differ}"
     if allowed:
