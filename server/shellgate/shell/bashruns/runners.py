@@ -113,6 +113,8 @@ def run_argv(
             return ctx.add(Run(body, here, moved, open_tail, unknowable=why))
         return run_argv(body, moved, here, depth + 1, ctx, stdin, open_tail, env)
     cmd = Command(words, name, dynamic, via, depth, ctx, stdin, open_tail, env)
+    if name == "set" and any(w[:1] == "-" and "a" in w[1:] for w in words[1:]):
+        ctx.allexport = True  # `set -a`: every assignment after it is exported
     if (name in PROGRAMS or (env and hands_env(env))) and not _programs(cmd):
         return False  # what the program runs through its options, configuration, environment
     reader = READERS.get(name)
@@ -369,8 +371,6 @@ def _programs(cmd: Command) -> bool:
     (`programs.handed`): shell source read as `sh -c` reads it, an argv as an argv, anything
     else a run decided at run time. False once the bound is reached."""
     ctx, words = cmd.ctx, cmd.words
-    if cmd.name == "set" and any(w[:1] == "-" and "a" in w[1:] for w in words[1:]):
-        ctx.allexport = True  # `set -a`: every assignment after it is exported
     script: str | None = None
     if cmd.name in READS_INPUT:  # `python3 <<EOF`, `echo CMD | at now`
         given = cmd.stdin()
