@@ -217,6 +217,7 @@ def test_addresses_that_run_a_command() -> None:
         ["git", "-c", "url.ext::sh -c rm% x.insteadOf=https://h/", "fetch", "https://h/r"],
         ["git", "remote", "add", "o", "ext::sh -c rm% x"],
         ["git", "clone", "ext::rm x"],
+        ["git", "archive", "--remote=ext::rm x", "HEAD"],
     ):
         assert _runs_rm(_read(words)), words
 
