@@ -251,7 +251,15 @@ def test_variables_holding_a_program(var: str) -> None:
 
 @pytest.mark.parametrize(
     "var",
-    ["GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"],
+    [
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG",
+        "HOME",
+        "XDG_CONFIG_HOME",
+    ],
 )
 def test_variables_naming_files_are_decided_at_run_time_unless_dev_null(var: str) -> None:
     (h,) = _read("git status", {var: "./x"})
