@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from shellgate.shell.bash_runs import argv_runs, bash_runs
 from shellgate.shell.programs.git import read
-from shellgate.shell.programs.git_files import parse_config
+from shellgate.shell.programs.git_format import parse_config
 from shellgate.shell.programs.git_keys import KEYS, Kind, key_kind
 from shellgate.shell.programs.git_words import (
     config_parameters,
