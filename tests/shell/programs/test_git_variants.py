@@ -67,10 +67,7 @@ def _quote(value: str, rng: random.Random) -> str:
 def variant(rng: random.Random) -> tuple[str, str]:
     """(a script that makes git run `rm`, how it gives the configuration)."""
     key, value, sub = rng.choice(KEYS)
-    if key == "sequence.editor" or "rebase" in sub:
-        pre = "git stash -q && "
-    else:
-        pre = ""
+    pre = "git stash -q && " if "rebase" in sub else ""  # rebase wants a clean work tree
     lead = rng.choice(GLOBALS)
     way = rng.choice(["-c", "count", "parameters", "config-env", "alias-c"])
     if way == "-c":
@@ -109,7 +106,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     (stubs / "rm").chmod(0o755)
     env = {"HOME": str(home), "PATH": f"{stubs}:/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_TERMINAL_PROMPT": "0", "LANG": "C", "GIT_AUTHOR_NAME": "a",
-           "GIT_AUTHOR_EMAIL": "a@e", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@e"}  # fmt: skip
+           "GIT_AUTHOR_EMAIL": "a@e", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@e"}  # fmt: skip
     setup = """set -e
     git init -q repo && cd repo
     echo a > f && echo '* diff=t filter=t' > .gitattributes && mkdir build && touch build/x
