@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shellgate.shell.bash_runs import argv_runs, bash_runs
-from shellgate.shell.programs.git import read
+from shellgate.shell.programs.git import is_config_path, read, read_written
+from shellgate.shell.programs.git_format import parse_config
 from shellgate.shell.programs.git_keys import KEYS, Kind, key_kind
 from shellgate.shell.programs.git_words import (
     config_parameters,
@@ -214,6 +217,7 @@ def test_addresses_that_run_a_command() -> None:
         ["git", "-c", "url.ext::sh -c rm% x.insteadOf=https://h/", "fetch", "https://h/r"],
         ["git", "remote", "add", "o", "ext::sh -c rm% x"],
         ["git", "clone", "ext::rm x"],
+        ["git", "archive", "--remote=ext::rm x", "HEAD"],
     ):
         assert _runs_rm(_read(words)), words
 
@@ -247,7 +251,15 @@ def test_variables_holding_a_program(var: str) -> None:
 
 @pytest.mark.parametrize(
     "var",
-    ["GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"],
+    [
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG",
+        "HOME",
+        "XDG_CONFIG_HOME",
+    ],
 )
 def test_variables_naming_files_are_decided_at_run_time_unless_dev_null(var: str) -> None:
     (h,) = _read("git status", {var: "./x"})
@@ -470,3 +482,74 @@ def test_the_table_names_every_key_of_the_issue() -> None:
     assert all(key_kind(k) is not None for k in issue)
     assert key_kind("color.ui") is None and key_kind("alias.x.y") is None
     assert all(isinstance(kind, Kind) for kind, _ in KEYS.values())
+
+
+# --- never raises -----------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(
+    ["git", "-c", "-C", "--config-env", "--config-env=alias.x=A", "alias.x=!rm", "x", "config",
+     "clone", "rebase", "-x", "--exec", "--upload-pack", "ext::sh -c rm% x", "ext::%", "%G",
+     "set", "--", "submodule", "foreach", "bisect", "run", "=", "'", "\"", "\\", "", "core.editor"]
+)  # fmt: skip
+
+
+_VARIABLES = ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "A",
+              "GIT_CONFIG_PARAMETERS", "GIT_SSH_COMMAND", "GIT_DIR"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=12)), min_size=1, max_size=10),
+    st.frozensets(st.integers(0, 10)),
+    st.dictionaries(
+        st.sampled_from(_VARIABLES),
+        st.one_of(st.none(), st.text(max_size=12)),
+    ),
+)
+def test_read_never_raises(words: list[str], dynamic: frozenset[int], env: Environment) -> None:
+    for h in read(("git", *words), dynamic, env):
+        assert sum(x is not None for x in (h.shell, h.argv, h.runtime)) == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('[]"\\ \t\n=#;.abxK-\r\ufeff')), max_size=60))
+def test_the_small_readers_never_raise(text: str) -> None:
+    parse_config(text, "/f")
+    config_parameters(text)
+    split_cmdline(text)
+    ext_argv("ext::" + text)
+
+
+# --- configuration the same script writes before git reads it ------------------------------
+
+
+def test_configuration_written_earlier_in_the_script() -> None:
+    written = {".git/config": "[alias]\n\tx = !rm -rf build\n", "notes.md": "[alias] x = !rm"}
+    (h,) = read_written(("git", "x"), frozenset(), written)
+    assert h.shell == "rm -rf build"
+    assert h.how == "alias `x`, written into .git/config earlier in this script"
+    assert read_written(("git", "status"), frozenset(), written) == ()
+    (s,) = read_written(("git", "log"), frozenset(), {"/home/u/.gitconfig": "[core]\npager=rm x"})
+    assert s.shell == "rm x" and not s.configured
+    (r,) = read_written(("git", "log"), frozenset(), {".git/config": None})
+    assert r.runtime is not None
+    (q,) = read_written(("git", "x"), frozenset(), {".git/config": "\tx = !rm -rf build\n"})
+    assert q.runtime is not None  # a key with no section before it: where git puts it is unknown
+    (k,) = read_written(("git", "commit"), frozenset(), {".git/config": "[core]\nhooksPath=h\n"})
+    assert k.runtime is not None
+
+
+def test_which_paths_git_reads_as_configuration() -> None:
+    yes = [
+        ".git/config",
+        "/r/.git/config",
+        "repo.git/config",
+        "~/.gitconfig",
+        ".gitconfig",
+        "/etc/gitconfig",
+        "/h/.config/git/config",
+        ".git/config.worktree",
+        "x.gitconfig",
+    ]
+    no = ["config", "notes/config", ".git/hooks/pre-commit", "gitconfig.md", "src/git.py"]
+    assert all(is_config_path(p) for p in yes) and not any(is_config_path(p) for p in no)
