@@ -27,7 +27,7 @@ def _handed(script: str) -> list[tuple[tuple[str, ...], str | None]]:
         "echo 'BEGIN {system(\"rm -rf x\")}' > p.awk; awk -f p.awk",
         "printf 'all:\\n\\trm -rf x\\n' > Makefile; make",
         "echo 'execute_process(COMMAND rm -rf x)' > CMakeLists.txt; cmake .",
-        "echo '{\"scripts\": {\"test\": \"rm -rf x\"}}' > package.json; npm test",
+        'echo \'{"scripts": {"test": "rm -rf x"}}\' > package.json; npm test',
         "echo 'rm -rf x' > .git/hooks/pre-commit; git commit -m x",
         "printf '[alias]\\n\\tx = !rm -rf x\\n' >> .git/config && git x",
     ],
@@ -38,7 +38,7 @@ def test_a_file_written_then_run_is_read(script: str) -> None:
 
 @pytest.mark.parametrize(
     "script",
-    ["curl -s u > s.sh; bash s.sh", "echo \"$X\" > s.sh; ./s.sh", "cp \"$F\" s.sh; bash s.sh"],
+    ["curl -s u > s.sh; bash s.sh", 'echo "$X" > s.sh; ./s.sh', 'cp "$F" s.sh; bash s.sh'],
 )
 def test_a_file_written_at_run_time_then_run_is_asked(script: str) -> None:
     found = _handed(script)
@@ -47,8 +47,12 @@ def test_a_file_written_at_run_time_then_run_is_asked(script: str) -> None:
 
 @pytest.mark.parametrize(
     "script",
-    ["echo hi > out.txt; make test", "echo 'x' > notes.md; git commit -am x",
-     "python3 x.py", "echo 'print(1)' > x.py; python3 x.py"],  # fmt: skip
+    [
+        "echo hi > out.txt; make test",
+        "echo 'x' > notes.md; git commit -am x",
+        "python3 x.py",
+        "echo 'print(1)' > x.py; python3 x.py",
+    ],
 )
 def test_other_files_hand_nothing(script: str) -> None:
     assert not [w for w, _ in _handed(script) if w[:1] == ("rm",)], bash_runs(script)

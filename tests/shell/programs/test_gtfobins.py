@@ -101,23 +101,20 @@ OUT_OF_REACH = {
             "acr",
             "ansible-playbook",
             "arch-nspawn",
-            "bundle",
-            "cmake",
             "cobc",
-            "composer",
             "dvips",
             "fail2ban-client",
             "go",
-            "npm",
-            "yarn",
             "zypper",
-            "git",
             "systemctl",
         ],
         _FILES,
     ),
-    **dict.fromkeys(["dnf", "dpkg", "pkg", "rpm", "snap", "yum", "opkg", "ctr", "lxd"], _PACKAGE),
+    **dict.fromkeys(["dnf", "dpkg", "pkg", "rpm", "snap", "yum", "opkg", "ctr"], _PACKAGE),
 }
+# The file a spelling writes before the program reads it, written in the same script: the whole
+# spelling is read (programs/files.py reads what the script wrote).
+WRITES_THEN_RUNS = frozenset({"bundle", "cmake", "composer", "npm", "yarn", "git", "lxd"})
 _PAYLOAD = re.compile(r"/bin/sh|/path/to/command")
 
 
@@ -136,7 +133,7 @@ def _spellings() -> list[tuple[str, str]]:
         if program in OUT_OF_REACH:
             continue
         for entry in entries:
-            line = _line(program, entry["code"])
+            line = entry["code"] if program in WRITES_THEN_RUNS else _line(program, entry["code"])
             if line is not None:
                 out.append((program, _PAYLOAD.sub("/bin/rm", line)))
     return out
