@@ -34,7 +34,7 @@ FORBIDDEN_PROGRAMS = ("rm", "curl", "git", "dd", "chmod")
 EXEC_RUNNERS = ("env", "nice", "nohup", "timeout", "setsid", "stdbuf", "xargs", "find", "flock")
 REC = "/out/cur"
 
-_HEAD = """#!/bin/bash
+_HEAD = """#!/bin/bash -p
 builtin printf '%s\\0' "$(($# + 1))" "${__NAME}" "$@" >> ${__REC}/$$
 """
 _EMULATED = {
@@ -141,24 +141,30 @@ def write_stubs(folder: Path, rec: str = REC, names: Sequence[str] = STUBS) -> N
         path.chmod(0o755)
 
 
+def system_mounts(stubs: Path, forbidden: Sequence[str]) -> list[str]:
+    """The system read-only, scratch /tmp and /w, the stubs at /stubs and bound over
+    /usr/bin/NAME for each of the `forbidden` programs installed here."""
+    mounts = ["--dir", "/tmp", "--dir", "/w", "--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
+        p = Path(top)
+        if p.is_symlink():
+            mounts += ["--symlink", os.readlink(p), top]
+        elif p.exists():
+            mounts += ["--ro-bind", top, top]
+    if Path("/etc").exists():  # dash, git and friends read a few files there
+        mounts += ["--ro-bind", "/etc", "/etc"]
+    for name in forbidden:
+        if Path("/usr/bin", name).exists():
+            mounts += ["--ro-bind", str(stubs / name), f"/usr/bin/{name}"]
+    return [*mounts, "--ro-bind", str(stubs), "/stubs"]
+
+
 def bash_runs(scripts: Sequence[str], *, timeout: float = 900) -> list[list[tuple[str, ...]]]:
     """The argvs each script made the stubs record (every process, in no set order)."""
     with tempfile.TemporaryDirectory(prefix="shellgate-evasion-") as tmp:
         d = Path(tmp)
         write_stubs(d / "stubs")
-        mounts = ["--dir", "/tmp", "--dir", "/w", "--ro-bind", "/usr", "/usr"]
-        for top in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
-            p = Path(top)
-            if p.is_symlink():
-                mounts += ["--symlink", os.readlink(p), top]
-            elif p.exists():
-                mounts += ["--ro-bind", top, top]
-        if Path("/etc").exists():  # dash, git and friends read a few files there
-            mounts += ["--ro-bind", "/etc", "/etc"]
-        for name in FORBIDDEN_PROGRAMS:
-            if Path("/usr/bin", name).exists():
-                mounts += ["--ro-bind", str(d / "stubs" / name), f"/usr/bin/{name}"]
-        mounts += ["--ro-bind", str(d / "stubs"), "/stubs"]
+        mounts = system_mounts(d / "stubs", FORBIDDEN_PROGRAMS)
         out_dir = run_driver(d, scripts, DRIVER, mounts, "/usr/bin/bash", timeout)
         out: list[list[tuple[str, ...]]] = []
         for i in range(len(scripts)):

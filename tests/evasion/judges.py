@@ -70,10 +70,11 @@ class Home:
 
 
 def event(agent: str, command: str, cwd: Path) -> dict[str, Any]:
-    """The PreToolUse/BeforeTool event as the agent sends it."""
+    """The PreToolUse/BeforeTool event as the agent sends it (Copilot CLI sends Claude Code's
+    shape to a hook installed under the `PreToolUse` key, as `hook install copilot` does)."""
     common = {"session_id": "0199c0de-0000-7000-8000-000000000018",
               "transcript_path": str(cwd.parent / "transcript.jsonl"), "cwd": str(cwd)}  # fmt: skip
-    if agent == "claude-code":
+    if agent in ("claude-code", "copilot"):
         return {**common, "permission_mode": "default", "hook_event_name": "PreToolUse",
                 "tool_name": "Bash", "tool_use_id": "toolu_0000000000000000000018",
                 "tool_input": {"command": command, "timeout": 30000,
@@ -95,6 +96,15 @@ def hook_verdict(agent: str, answer: Mapping[str, Any] | None) -> str:
     if agent == "gemini":
         return str(answer.get("decision"))
     return str(answer.get("hookSpecificOutput", {}).get("permissionDecision", "quiet"))
+
+
+def labelled(agent: str, answer: Mapping[str, Any] | None) -> str:
+    """hook_verdict, with `allow (sandboxed)` for an allow that moves the command into
+    ShellGate's sandbox (the rewritten command in the answer)."""
+    verdict = hook_verdict(agent, answer)
+    specific = (answer or {}).get("hookSpecificOutput") or {}
+    new = (specific.get("updatedInput") or specific.get("tool_input") or {}).get("command")
+    return "allow (sandboxed)" if verdict == "allow" and new else verdict
 
 
 def hook_allowed(agent: str, verdict: str, codex_decision: str) -> bool:
@@ -165,18 +175,20 @@ def judge_in_process(home: Home, scripts: Sequence[str]) -> list[Verdicts]:
     return out
 
 
-def hook_answer(home: Home, agent: str, script: str, command: str | None = None
-                ) -> dict[str, Any] | None:  # fmt: skip
+def hook_answer(home: Home, agent: str, script: str, command: str | None = None,
+                cwd: Path | None = None) -> dict[str, Any] | None:  # fmt: skip
     """The hook as the agent runs it: `command` (default: the one `hook install` writes), the
-    event on stdin; its answer (None: quiet). A block (exit 2) is a denial in all three."""
+    event on stdin, in `cwd` (default: the home's workspace); its answer (None: quiet). A
+    block (exit 2) is a denial in all three."""
     import shlex
 
     from shellgate.hooks.install import hook_command
 
+    where = cwd or home.ws
     done = subprocess.run(
         shlex.split(command or hook_command(agent, [])),
-        input=json.dumps(event(agent, script, home.ws)),
-        env=home.env(), cwd=home.ws, capture_output=True, text=True, timeout=60,
+        input=json.dumps(event(agent, script, where)),
+        env=home.env(), cwd=where, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     if done.returncode == 2:
         return {"decision": "deny"} if agent == "gemini" else {
@@ -184,6 +196,28 @@ def hook_answer(home: Home, agent: str, script: str, command: str | None = None
     assert done.returncode == 0, done.stderr
     answer: dict[str, Any] | None = json.loads(done.stdout) if done.stdout.strip() else None
     return answer
+
+
+def installed_flags(home: Home, agent: str) -> list[str]:
+    """The options `hook install AGENT` gives the hook (its default sandbox among them)."""
+    import shlex
+
+    words = shlex.split(installed_hook(home, agent))
+    return words[words.index(agent, words.index("hook")) + 1 :]
+
+
+def hook_verdicts(home: Home, cwd: Path, scripts: Sequence[str],
+                  flags: Mapping[str, list[str]]) -> list[dict[str, str]]:  # fmt: skip
+    """Each script through each agent's `handle` with the options in `flags` (by agent), in
+    this process, the event's cwd being `cwd`: agent -> `labelled` verdict."""
+    from shellgate.cli.hook import AGENTS as MODULES
+    from shellgate.cli.hook import _options
+
+    with environment(home.env()):
+        handlers = {a: importlib.import_module(MODULES[a]).handle for a in flags}
+        options = {a: _options(a, list(f)) for a, f in flags.items()}
+        return [{a: labelled(a, handlers[a](event(a, script, cwd), options[a]))
+                 for a in flags} for script in scripts]  # fmt: skip
 
 
 def hook_process(home: Home, agent: str, script: str) -> str:
@@ -196,6 +230,12 @@ def installed_hook(home: Home, agent: str) -> str:
                           env=home.env(), cwd=home.ws, capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    if agent == "copilot":
+        from shellgate.hooks.copilot_install import hook_file, installed_command
+
+        command = installed_command(hook_file(None, home.env()))
+        assert command, f"hook install copilot wrote no hook command: {done.stdout}"
+        return command
     folder = {"claude-code": ".claude", "gemini": ".gemini"}[agent]
     found: list[str] = []
 

@@ -234,3 +234,16 @@ def test_did_you_mean_for_names(text: str, fixed: str) -> None:
     assert "(did you mean `" in error.message
     assert apply(text, error) == fixed
     assert analyze(fixed, "t.rules").error is None
+
+
+def test_allow_on_a_program_that_hands_commands_says_which_and_that_shellgate_judges_them() -> None:
+    text = (
+        'prefix_rule(pattern = ["git"], decision = "allow")\n'
+        'prefix_rule(pattern = ["awk"])\n'
+        'prefix_rule(pattern = ["git", "status"], decision = "allow")\n'
+        'prefix_rule(pattern = ["ls"])\n'
+    )
+    found = [f for f in findings(text) if f.code == "allow-hands-commands"]
+    assert [f.span.line for f in found] == [1, 2]
+    assert "alias.*" in found[0].message and "system()" in found[1].message
+    assert all("ShellGate as the gate" in f.message for f in found)

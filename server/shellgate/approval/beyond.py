@@ -11,7 +11,13 @@ same policy with Codex's own fallback, and the strictest verdict stands together
 - a run bash decides at run time (`$CMD`, `r*`, an alias, a script piped in that is not
   literal, text tree-sitter cannot read) -> NeedsApproval, reason `UNKNOWABLE`;
 - a run whose argument bash decides at run time, where a stricter rule for a longer command
-  could match (`git $SUB` with `git push` forbidden) -> NeedsApproval, reason `UNKNOWABLE`.
+  could match (`git $SUB` with `git push` forbidden) -> NeedsApproval, reason `UNKNOWABLE`;
+- a command a program runs for bash (`git -c alias.x='!rm -rf b' x`, `tar --to-command=CMD`,
+  `awk 'BEGIN {system("CMD")}'`, `BASH_ENV=./x.sh bash -c true`: `shell.programs`) is judged
+  as one of these runs; the reason names the program and how (``git runs `rm -rf b` (alias
+  `x`, set by -c)``). One from git's configuration files only ever makes it stricter by a
+  rule or Codex's danger check, never by the approval policy's question for an unmatched
+  command, and never moves a command into the sandbox.
 
 A rule that allows an inner command never loosens the outer decision (strictest wins).
 `check`'s output and explain's Codex lines stay Codex's: explain shows this as a warning.
@@ -38,6 +44,7 @@ from shellgate.rules.policy import Fallback, Policy
 from shellgate.rules.rule import PrefixRule
 from shellgate.shell.bash_runs import UNKNOWABLE, Run, argv_runs, bash_runs, runs_arguments
 from shellgate.shell.paths import executable_name_lookup_key
+from shellgate.shell.programs import GitFiles
 from shellgate.shell.quote import try_join
 from shellgate.shell.split import extract_shell_script
 from shellgate.shell.tsbash import read_split
@@ -57,19 +64,20 @@ class Beyond:
     reason: str
 
 
-def runs_of(argv: Sequence[str]) -> tuple[Run, ...]:
+def runs_of(argv: Sequence[str], git: GitFiles | None = None) -> tuple[Run, ...]:
     """What bash executes for `argv`: a `bash -lc SCRIPT`'s commands (the shell itself is
-    Codex's to judge), else the argv and whatever it runs."""
+    Codex's to judge), else the argv and whatever it runs (`git`: git's configuration files
+    for the directory it runs in, `shell.programs.git_files`)."""
     extracted = extract_shell_script(argv)
-    return bash_runs(extracted[1]) if extracted is not None else argv_runs(argv)
+    return bash_runs(extracted[1], git) if extracted is not None else argv_runs(argv, git)
 
 
 def gate_requirement(
-    argv: Sequence[str], context: ExecContext, policy: Policy
+    argv: Sequence[str], context: ExecContext, policy: Policy, git: GitFiles | None = None
 ) -> ExecApprovalRequirement:
     """Codex's requirement for `argv`, made stricter by what bash runs (see the module)."""
     codex = create_exec_approval_requirement(argv, context, policy)
-    beyond = beyond_codex(argv, codex, context, policy)
+    beyond = beyond_codex(argv, codex, context, policy, git=git)
     return codex if beyond is None else beyond.requirement
 
 
@@ -79,6 +87,7 @@ def beyond_codex(
     context: ExecContext,
     policy: Policy,
     fallback: Fallback | None = None,
+    git: GitFiles | None = None,
 ) -> Beyond | None:
     """The stricter requirement the commands bash runs impose, or None when Codex's stands."""
     if isinstance(codex, Forbidden):
@@ -92,14 +101,14 @@ def beyond_codex(
     judge = make_fallback(context) if fallback is None else fallback
     best: Beyond | None = None
     bypass = isinstance(codex, Skip) and codex.bypass_sandbox
-    for run in runs_of(argv):
+    for run in runs_of(argv, git):
         found = _judge(run, context, policy, judge)
         if found is None:
             unruled = not policy.matches_for(run.words, resolve_host_executables=True)
-            if bypass and best is None and unruled and isinstance(codex, Skip):
+            configured = run.handed is not None and run.handed.configured
+            if bypass and best is None and unruled and not configured and isinstance(codex, Skip):
                 why = (
-                    f"bash runs `{_join(run.words)}`{_via(run)}, which no rule allows: it runs "
-                    "in the sandbox, not outside it"
+                    f"{_runs(run)}, which no rule allows: it runs in the sandbox, not outside it"
                 )
                 best = Beyond(Skip(False, codex.proposed_execpolicy_amendment), run, why)
             continue
@@ -116,6 +125,10 @@ def _judge(run: Run, context: ExecContext, policy: Policy, fallback: Fallback) -
     if run.unknowable is not None:
         return _unknowable(run, f"{UNKNOWABLE}: {run.unknowable}{_via(run)}", context)
     words = list(run.words)
+    configured = run.handed is not None and run.handed.configured
+    unruled = configured and not policy.matches_for(words, resolve_host_executables=True)
+    if unruled and not is_dangerous(words):  # a user's `core.pager = less`: no rule, no danger
+        return None
     evaluation = policy.check(words, fallback, resolve_host_executables=True)
     decision = evaluation.decision or Decision.ALLOW
     rule = _could_match(policy, run, decision)
@@ -137,7 +150,7 @@ def _judge(run: Run, context: ExecContext, policy: Policy, fallback: Fallback) -
     said = inner.reason or (dangerous if is_dangerous(words) else "it needs approval on its own")
     if said.startswith(f"`{_join(words)}` "):
         said = said[len(_join(words)) + 3 :]
-    reason = f"bash runs `{_join(words)}`{_via(run)}: {said}"
+    reason = f"{_runs(run)}: {said}"
     if isinstance(inner, Forbidden):
         return Beyond(Forbidden(reason), run, reason)
     amendment = inner.proposed_execpolicy_amendment
@@ -172,6 +185,18 @@ def _could_match(policy: Policy, run: Run, decided: Decision) -> PrefixRule | No
 
 def _via(run: Run) -> str:
     return f" (through {' > '.join(f'`{v}`' for v in run.via)})" if run.via else ""
+
+
+def _runs(run: Run) -> str:
+    """``bash runs `CMD` (through …)``, or for a command a program runs for bash, ``git runs
+    `CMD` (alias `x`, set by -c)``."""
+    if run.handed is None:
+        return f"bash runs `{_join(run.words)}`{_via(run)}"
+    h = run.handed
+    label = f"{h.program}: {h.how}"
+    outer = run.via[: run.via.index(label)] if label in run.via else ()
+    through = f" (through {' > '.join(f'`{v}`' for v in outer)})" if outer else ""
+    return f"{h.program} runs `{_join(run.words)}` ({h.how}){through}"
 
 
 def _join(words: Sequence[str]) -> str:

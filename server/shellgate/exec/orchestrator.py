@@ -221,7 +221,10 @@ class Orchestrator:
         command, cwd = tuple(req.command), os.path.realpath(req.cwd)
         ctx = replace(self.context, sandbox_permissions=req.sandbox_permissions,
                       justification=req.justification, prefix_rule=req.prefix_rule)  # fmt: skip
-        requirement = gate_requirement(list(command), ctx, self.policy)  # what bash runs, too
+        from shellgate.shell.programs.git_files import git_files  # deferred: git's readers
+
+        git = git_files(cwd, os.environ)  # read only if the command runs git
+        requirement = gate_requirement(list(command), ctx, self.policy, git)  # what bash runs
         self._emit("requirement", command=list(command), cwd=cwd,
                    requirement=type(requirement).__name__)  # fmt: skip
         sandboxed_mode = self.context.sandbox not in (

@@ -6,6 +6,7 @@ warnings it adds are beyond Codex and never change a decision.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from shellgate.approval.beyond import beyond_codex
@@ -45,12 +46,23 @@ from shellgate.rules.policy import (
 from shellgate.shell import bash_reading
 from shellgate.shell.dangerous import DangerKind, dangerous_command_match
 from shellgate.shell.known_safe import is_known_safe_command
+from shellgate.shell.programs import GitFiles
 from shellgate.shell.quote import try_join
 from shellgate.shell.split import extract_shell_script, try_parse_word_only_commands_sequence
 from shellgate.shell.tsbash import read_split
 
 _DEFAULT_CONTEXT = ExecContext()
 _DANGER_NAMES = {DangerKind.FORCED_RM: Danger.FORCED_RM, DangerKind.OTHER: Danger.OTHER}
+
+
+def _git_files(argv: Sequence[str], cwd: str | None) -> GitFiles | None:
+    """git's configuration files for a command run in `cwd` that may run git (read lazily,
+    only if a git command is met)."""
+    if cwd is None or not any("git" in word.lower() for word in argv):
+        return None
+    from shellgate.shell.programs.git_files import git_files  # deferred: git's readers (~1 ms)
+
+    return git_files(cwd, os.environ)
 
 
 def explain(
@@ -126,7 +138,8 @@ def explain(
 
     gate = None
     if warnings:  # what ShellGate requires as the gate, judging every command bash runs
-        gate = beyond_codex(argv, requirement, context, policy, make_fallback(context))
+        git = _git_files(argv, cwd)
+        gate = beyond_codex(argv, requirement, context, policy, make_fallback(context), git=git)
 
     def build(found: tuple[Warning, ...]) -> Explanation:
         # Built anew with the warnings rather than by dataclasses.replace: several times cheaper.

@@ -6,7 +6,9 @@ every rules file, config.toml and requirements.toml Codex could load for the cwd
 `/etc/codex`, the user's, and each ancestor's `.codex/`), which ancestors hold a project root
 marker (`.git`, or config.toml's `project_root_markers`: a new one moves the project root), and
 ShellGate's decision code. A linked worktree (`.git` file) is never kept: its project may live
-outside the ancestors. Only decisions on rules that loaded are kept, as marshal data (nothing
+outside the ancestors. A command that may run git also keys on what git's configuration files
+say for the cwd (`shell.programs.git_files`: an alias written into `.git/config` changes the
+decision). Only decisions on rules that loaded are kept, as marshal data (nothing
 in the cache can run code), under `$XDG_CACHE_HOME/shellgate/decisions/`, the layer cache's
 neighbour. Entries unused for two weeks are pruned now and then. SHELLGATE_NO_CACHE=1 turns it
 off.
@@ -25,6 +27,7 @@ from collections.abc import Mapping
 
 from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
 from shellgate.records import TYPE_CHECKING
+from shellgate.shell.git_paths import config_paths
 
 if TYPE_CHECKING:
     from typing import Any
@@ -35,7 +38,8 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
 _VERSION = b"shellgate-hook-memo-2"
-_CODE = ("rules", "shell", "approval", "explain", "hooks", "broker", "codexconfig")
+_CODE = ("rules", "shell", "shell/programs", "approval", "explain", "hooks", "broker",
+         "codexconfig")  # fmt: skip
 
 
 def _code_stamp(h: Any) -> None:
@@ -118,6 +122,8 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
         if markers is None:
             return None
         _file(h, os.path.join(codex_home, "config.toml"))
+        if b"git" in request_key and not _git_config(h, request_key, cwd, env):
+            return None
         folder = os.path.normpath(cwd)
         while True:
             found = [m for m in markers if os.path.lexists(os.path.join(folder, m))]
@@ -133,6 +139,31 @@ def path_for(request_key: bytes, cwd: str, env: Mapping[str, str]) -> str | None
     except OSError:
         return None
     return os.path.join(cache_dir(env), "decisions", h.hexdigest())
+
+
+def _git_config(h: Any, request_key: bytes, cwd: str, env: Mapping[str, str]) -> bool:
+    """git's configuration files for the cwd, on which a command running git is judged (its
+    aliases and commands): their bytes, and with an include what the files say, includes
+    followed. False (never kept) when the command may read another repository's (`-C`,
+    `--git-dir`, `GIT_DIR`)."""
+    if any(flag in request_key for flag in (b"-C", b"--git-dir", b"GIT_DIR")):
+        return False
+    included = False
+    for path in config_paths(cwd, env):
+        h.update(b"g%s\0" % os.fsencode(path))
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        h.update(data)
+        included = included or b"include" in data.lower()
+    if included:
+        from shellgate.shell.programs.git_files import git_files  # deferred: includes (~20 ms)
+
+        files = git_files(cwd, env)
+        h.update(repr((files.items(), files.origins())).encode("utf-8", "surrogateescape"))
+    return True
 
 
 def cache_dir(env: Mapping[str, str]) -> str:

@@ -31,6 +31,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "`allow` on a program that runs other commands (bash, env, sudo, xargs, find...)",
     ),
+    "allow-hands-commands": (
+        Severity.INFO,
+        "`allow` on a program that runs commands through its options, configuration or inline "
+        "code (git, tar, awk, sed, ssh, ...): which ones, and that ShellGate judges them",
+    ),
     "allow-dangerous": (Severity.WARNING, "`allow` on a destructive program (rm, dd, ...)"),
     "missing-justification": (
         Severity.WARNING,

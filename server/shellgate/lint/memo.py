@@ -18,6 +18,7 @@ from shellgate.lint.finding import Finding
 from shellgate.lint.hygiene import hygiene_findings
 from shellgate.lint.model import RuleCall
 from shellgate.lint.overlap import overlap_findings
+from shellgate.lint.programs import program_findings
 from shellgate.lint.runners import runner_findings
 from shellgate.rules.policy import Policy
 from shellgate.rules.rule import PrefixRule
@@ -93,7 +94,8 @@ def _group(group: list[RuleCall], policy: Policy, lines: Sequence[str]) -> list[
 
 
 def _call(call: Call, rules: tuple[PrefixRule, ...]) -> list[Finding]:
-    return runner_findings([(call, rules)]) + hygiene_findings([(call, rules)])
+    calls = [(call, rules)]
+    return runner_findings(calls) + program_findings(calls) + hygiene_findings(calls)
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -13,6 +13,7 @@ the orchestrator only if it asks exactly that; any other question is refused, ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -100,7 +101,10 @@ def predict_question(
     """The orchestrator's first question for `call`, worked out as it does, or None."""
     ctx = replace(context, sandbox_permissions=call.permissions,
                   justification=call.justification)  # fmt: skip
-    requirement = gate_requirement(list(call.argv), ctx, policy)  # what bash runs, too
+    from shellgate.shell.programs.git_files import git_files  # deferred: git's readers
+
+    git = git_files(call.workdir, os.environ) if call.workdir else None  # read if git runs
+    requirement = gate_requirement(list(call.argv), ctx, policy, git)  # what bash runs, too
     if not isinstance(requirement, NeedsApproval):
         return None
     if store.lookup([shell_approval_key(list(call.argv), call.workdir, call.permissions)]):

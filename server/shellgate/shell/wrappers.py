@@ -81,7 +81,7 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "flock": _w("-w --timeout -E --conflict-exit-code", positional=1),
     "watch": _w("-n --interval -q --equexit"),  # runs `sh -c` of its words unless -x
     "strace": _w("-e -o -p -s -u -E -P -a -b -X -O -S"),
-    "ltrace": _w("-e -o -p -s -u -a -l -n -w -x -L -A -D -F"),
+    "ltrace": _w("-e -o -p -s -u -a -l -n -w -x -A -D -F"),  # -L is a flag (GTFOBins)
     "unbuffer": _w(),
     "builtin": _w(),
     "coproc": _w(),  # tree-sitter reads the bash keyword as a command name
