@@ -58,6 +58,10 @@ SCAFFOLDS: dict[str, str] = {
     " && git config include.path ../inc",
     "global-alias": _REPO + " && git config --global alias.x {q!}",
     "tar": "tar -cf a.tar y",
+    "gdb-script": "printf 'shell %s\\n' {q} > g",
+    "vim-script": "printf '!%s\\n' {q} > v.vim",
+    "makefile": "printf 'all:\\n\\t%s\\n' {q} > Makefile",
+    "awk-file": "printf 'BEGIN {system(\"%s\")}\\n' {q} > p.awk",
     "e.sh": "printf '%s\\n' {q} > e.sh",
     "e.py": "printf 'import os\\nos.system(%s)\\n' \"$(printf %s {q} | python3 -c"
     " 'import json,sys; print(json.dumps(sys.stdin.read()))')\" > e.py",
@@ -150,6 +154,23 @@ MORE = [
     ("split", "split --filter='rm -rf x' y", ""),
     ("rsync", "rsync -e 'rm -rf x #' y h:y", ""),
     ("tmux", "tmux -c 'rm -rf x'", ""),
+    ("git", "git rebase -x 'rm -rf x' --root", "repo"),
+    ("git", "git grep -O'rm -rf x #' keep", "repo"),
+    ("git", "git difftool -y --extcmd='rm -rf x #'", "repo-dirty"),
+    ("git", "git -c difftool.t.cmd='rm -rf x #' difftool -y --tool=t", "repo-dirty"),
+    ("git", "git -c diff.f.command='rm -rf x #' diff", "repo-attr"),
+    ("git", "git -c filter.f.smudge='rm -rf x #' checkout -f HEAD -- y", "repo-attr"),
+    ("git", "git -c filter.f.process='rm -rf x #' add y", "repo-attr"),
+    ("git", "git archive --remote=. --exec='rm -rf x #' HEAD", "repo"),
+    ("git", "git clone -q --upload-pack='rm -rf x #' . c", "repo"),
+    ("git", "git -c remote.o.url=. -c remote.o.uploadpack='rm -rf x #' fetch o", "repo"),
+    ("env", "env -S 'rm -rf x'", ""),
+    ("script", "script -qc 'rm -rf x' /dev/null", ""),
+    # read from a file: decided at run time, asked
+    ("gdb", "gdb -batch -x g", "gdb-script"),
+    ("vim", "vim -es -S v.vim -c 'qa!'", "vim-script"),
+    ("make", "make", "makefile"),
+    ("awk", "awk -f p.awk", "awk-file"),
 ]  # fmt: skip
 
 
@@ -306,6 +327,23 @@ OPTIONS: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("rpm", "", [("long", "rpm --eval ⟨%({c})⟩"), ("short", "rpm -E ⟨%({c})⟩")]),
     ("gnuplot", "", [("system", "gnuplot -e ⟨system(\"{c}\")⟩")]),
     ("dc", "", [("bang", "dc -e ⟨!{c}⟩")]),
+    ("git", "repo", [
+        ("rebase-exec", "git rebase -x ⟨{c}⟩ --root"),
+        ("rebase-exec", "git rebase --exec=⟨{c}⟩ --root"),
+        ("grep-pager", "git grep -O⟨{h}⟩ keep"),
+        ("grep-pager", "git grep --open-files-in-pager=⟨{h}⟩ keep"),
+        ("archive-exec", "git archive --remote=. --exec=⟨{h}⟩ HEAD"),
+        ("upload-pack", "git clone -q --upload-pack=⟨{h}⟩ . c"),
+        ("upload-pack", "git ls-remote --upload-pack ⟨{h}⟩ ."),
+        ("upload-pack", "git fetch --upload-pack=⟨{h}⟩ ."),
+        ("upload-pack", "git pull -q -u ⟨{h}⟩ . HEAD")]),
+    ("git", "repo-dirty", [
+        ("difftool-extcmd", "git difftool -y -x ⟨{h}⟩"),
+        ("difftool-extcmd", "git difftool -y --extcmd=⟨{h}⟩")]),
+    ("env", "", [("split-string", "env -S ⟨{c}⟩"), ("split-string", "env --split-string=⟨{c}⟩")]),
+    ("script", "", [
+        ("short-glued", "script -qc ⟨{c}⟩ /dev/null"),
+        ("long=", "script -q --command=⟨{c}⟩ /dev/null")]),
 ]  # fmt: skip
 
 # (host, scaffold, variables, command): variables the program runs the command from.
@@ -339,6 +377,10 @@ GIT_CONFIG: list[tuple[str, str, str, str]] = [
     ("repo-attr", "diff.f.textconv", "{h}", "diff"),
     ("repo-attr", "filter.f.clean", "{h}", "add y"),
     ("repo-hooks", "core.hooksPath", "h", "commit -m m"),
+    ("repo-attr", "diff.f.command", "{h}", "diff"),
+    ("repo-attr", "filter.f.smudge", "{h}", "checkout -f HEAD -- y"),
+    ("repo-attr", "filter.f.process", "{h}", "add y"),
+    ("repo-dirty", "difftool.t.cmd", "{h}", "difftool -y --tool=t"),
 ]
 GIT_WAYS = ("-c", "--config-env", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")
 GIT_LEAD = ("", "--no-pager ", "-C . ")
