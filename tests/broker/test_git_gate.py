@@ -70,6 +70,9 @@ ORDINARY = [
     "git -C sub status",
     "git lg -5",  # the user's plain alias
     "git diff --stat",
+    "GIT_EDITOR=true git rebase --continue",  # what agents set so that git waits on no one
+    "GIT_PAGER=cat git log -3",
+    "git -c core.editor=true commit --amend",
 ]
 
 

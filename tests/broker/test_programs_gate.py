@@ -127,3 +127,15 @@ def test_the_reason_names_the_program_and_how(world: World) -> None:
     assert reason.startswith("git runs `rm -rf build` (alias `x`, set by -c)"), reason
     _, reason = _ask(world, FORBID_RM, "tar -xf a.tar --to-command='rm -rf build'")
     assert reason.startswith("tar runs `rm -rf build` (`--to-command`)"), reason
+
+
+def test_explain_warns_and_keeps_codex_s_decision(world: World) -> None:
+    (world.home / "rules" / "default.rules").write_text(FORBID_RM + ALLOW_HOSTS)
+    d = decide(
+        AgentRequest("claude-code", "s", str(world.project), "awk 'BEGIN {system(\"rm x\")}'")
+    )
+    assert d.explain is not None
+    assert d.explain["requirement"]["type"] == "skip"  # Codex's: `awk` allowed by a rule
+    assert d.explain["gate"]["type"] == "forbidden"
+    said = [w["message"] for w in d.explain["warnings"] if w["code"] == "program-runs"]
+    assert said and said[0].startswith("`awk` runs `rm x` (its awk program, `system()`)"), said

@@ -25,6 +25,7 @@ def collect_warnings(ex: Explanation, policy: Policy | None = None) -> tuple[War
     out.extend(_hidden(ex, policy))
     if policy is not None:
         out.extend(_path_spelling(ex, policy))
+    out.extend(_handed(ex, policy))
     out.extend(_gate(ex))
     out.extend(_unsandboxed(ex))
     out.extend(_known_safe_asked(ex))
@@ -134,6 +135,37 @@ def _gate(ex: Explanation) -> list[Warning]:
     )  # fmt: skip
     where = "(its hooks, MCP shell, shellgate run)"
     return [Warning("gate", f"ShellGate as the gate {where} {verdict}: {gate.reason}")]
+
+
+def _handed(ex: Explanation, policy: Policy | None) -> list[Warning]:
+    """Commands a program runs for bash (its options, configuration, environment, inline
+    code: shell/programs), which Codex's rules never see."""
+    from shellgate.approval.beyond import runs_of  # deferred: the gate's module, for a warning
+
+    out: list[Warning] = []
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
+    for run in runs_of(list(ex.command)):
+        h = run.handed
+        if h is None or (h.program, h.how, run.words) in seen:
+            continue
+        seen.add((h.program, h.how, run.words))
+        if run.unknowable is not None:
+            text = (
+                f"`{h.program}` runs something decided at run time ({h.how}): "
+                f"{run.unknowable}; Codex's rules do not see it, ShellGate as the gate asks"
+            )
+        elif run.words:
+            text = (
+                f"`{h.program}` runs `{_q(run.words)}` ({h.how}); Codex's rules judge the "
+                "outer command, not this one, which ShellGate as the gate judges on its own"
+            )
+            text += _would(_stricter_rule(policy, run.words, Decision.ALLOW))
+        else:
+            continue
+        out.append(Warning("program-runs", text, None, run.words or None))
+        if len(out) >= 20:
+            break
+    return out
 
 
 def _unsandboxed(ex: Explanation) -> list[Warning]:

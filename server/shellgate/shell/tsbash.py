@@ -48,8 +48,6 @@ _EXPANDING = frozenset("{}*?[]\\~^#$`")
 _DQ_ESCAPED = frozenset('$`"\\\n')
 
 
-
-
 def _bash_grammar() -> object:
     """tree_sitter_bash's compiled grammar. Its package `__init__` imports importlib.resources
     (with tempfile, shutil and the compression modules) for a query file ShellGate never reads:

@@ -331,6 +331,22 @@ def test_given_values_are_not_configured_written_ones_are() -> None:
     assert w.configured and w.how == "core.pager, written by git config"
 
 
+@pytest.mark.parametrize(
+    ("words", "env"),
+    [
+        ("git rebase --continue", {"GIT_EDITOR": "true"}),
+        ("git log", {"GIT_PAGER": "cat"}),
+        ("git rebase -i HEAD~2", {"GIT_SEQUENCE_EDITOR": ":"}),
+        ("git -c core.editor=true commit --amend", {}),
+    ],
+)
+def test_what_agents_set_to_keep_git_from_waiting_never_moves_it_into_the_sandbox(
+    words: str, env: dict[str, str]
+) -> None:
+    (h,) = _read(words, env)
+    assert h.configured and h.shell is not None and h.shell.split()[0] in ("true", "cat", ":")
+
+
 def test_options_and_values_that_run_nothing() -> None:
     assert _read(["git", "grep", "-O", "x"]) == ()  # -O takes a glued value only
     assert _read(["git", "rebase", "-Xsubtree=x", "main"]) == ()

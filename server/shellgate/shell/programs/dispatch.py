@@ -10,7 +10,7 @@ from typing import Protocol, cast
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.programs import environment, options
 from shellgate.shell.programs.handed import Environment, GitFiles, Handed
-from shellgate.shell.programs.table import ENVIRONMENT_TABLE, TABLE, Hand, Program
+from shellgate.shell.programs.table import ENVIRONMENT_TABLE, SPECS, Hand, Program, row
 
 
 class _GitReader(Protocol):
@@ -32,9 +32,9 @@ def _git_family() -> _GitReader | None:
         return None
 
 
-PROGRAMS: frozenset[str] = frozenset({*TABLE, "git"})
+PROGRAMS: frozenset[str] = frozenset({*SPECS, "git"})
 ENVIRONMENT: frozenset[str] = frozenset(
-    {*ENVIRONMENT_TABLE, *(v for row in TABLE.values() for v in row.env)}
+    {*ENVIRONMENT_TABLE, *(v for spec in SPECS.values() for v in spec.get("env") or ())}
 )
 _SCRIPT_ON_INPUT = {"python": "python", "perl": "perl", "ruby": "ruby", "node": "node",
                     "php": "php", "lua": "lua", "m4": "m4"}  # fmt: skip
@@ -42,8 +42,8 @@ _SHELL_ON_INPUT = frozenset({"at", "batch"})  # `echo CMD | at now`: commands fo
 # the programs whose script may come on their input (`python3 <<EOF`): bash_runs passes it
 READS_INPUT: frozenset[str] = _SHELL_ON_INPUT | frozenset(
     name
-    for name, row in TABLE.items()
-    if any(w.language in _SCRIPT_ON_INPUT for ways in row.options.values() for w in ways)
+    for name, spec in SPECS.items()
+    if spec.get("code") and spec.get("lang") in _SCRIPT_ON_INPUT
 )
 _PROGRAM_FIRST = {"awk": ("-f", "--file", "-e", "--source", "-E", "--exec"),
                   "sed": ("-f", "--file", "-e", "--expression")}  # fmt: skip
@@ -62,24 +62,25 @@ def handed(
     if not words:
         return ()
     name = executable_name_lookup_key(words[0]) or words[0]
-    row = TABLE.get(name)
+    program = row(name)
     out: list[Handed] = []
-    if env:
-        out += environment.read(name, env, dict(row.env) if row is not None else None)
     family = _git_family() if name == "git" else None
-    if family is not None:
+    if family is not None:  # first: the reason names git and how it runs the command
         out += family.read(words, dynamic, env, git)
-    if row is not None:
-        out += _row(name, row, words, dynamic, stdin)
+        env = {k: v for k, v in env.items() if not k.startswith("GIT_")}  # git's reader's
+    if env:
+        out += environment.read(name, env, dict(program.env) if program is not None else None)
+    if program is not None:
+        out += _row(name, program, words, dynamic, stdin)
     return tuple(out)
 
 
 def _row(
-    name: str, row: Program, words: tuple[str, ...], dynamic: frozenset[int], stdin: str | None
+    name: str, entry: Program, words: tuple[str, ...], dynamic: frozenset[int], stdin: str | None
 ) -> list[Handed]:
     out: list[Handed] = []
-    found, operands = options.found(row, words, dynamic)
-    language = next((w.language for ways in row.options.values() for w in ways if w.language), "")
+    found, operands = options.found(entry, words, dynamic)
+    language = next((w.language for ways in entry.options.values() for w in ways if w.language), "")
     for f in found:
         out += _value(name, f, f.index in dynamic)
     if language in _PROGRAM_FIRST and operands:
@@ -101,8 +102,8 @@ def _row(
         else:
             why = f"`{name}` runs the commands on its input, known at run time"
             out.append(Handed(name, "the commands on its input", runtime=why))
-    start = options.rest_start(row, words, dynamic)
-    rest = row.rest
+    start = options.rest_start(entry, words, dynamic)
+    rest = entry.rest
     if start is not None and rest is not None:
         how = f"`{' '.join(words[:start])}`" if start <= 5 else f"`{name}`"
         if start in dynamic:
@@ -170,19 +171,19 @@ def ways_of(name: str) -> str | None:
     """How the program `name` is handed commands, for lint and explain (None: it is not)."""
     if name == "git":
         return _GIT_WAYS
-    row = TABLE.get(name)
-    if row is None:
+    found = row(name)
+    if found is None:
         return None
-    parts = [f"`{o}`" for o in list(row.options)[:6]]
-    if row.rest is not None:
-        parts.append("the command it is given" + (f" after `{' '.join(row.rest.after)}`"
-                                                   if row.rest.after else ""))  # fmt: skip
-    if row.operands is not None:
-        parts.append(f"its operands ({row.operands.language or row.operands.hand.value})")
-    language = next((w.language for ways in row.options.values() for w in ways), "")
+    parts = [f"`{o}`" for o in list(found.options)[:6]]
+    if found.rest is not None:
+        after = found.rest.after
+        parts.append("the command it is given" + (f" after `{' '.join(after)}`" if after else ""))
+    if found.operands is not None:
+        parts.append(f"its operands ({found.operands.language or found.operands.hand.value})")
+    language = next((w.language for ways in found.options.values() for w in ways), "")
     if language == "awk":
         parts.append('its program (`system()`, `print | "CMD"`, `"CMD" | getline`)')
     elif language == "sed":
         parts.append("its script (`e CMD`, `s///e`)")
-    parts += [f"`{v}`" for v in row.env]
+    parts += [f"`{v}`" for v in found.env]
     return ", ".join(parts) if parts else None

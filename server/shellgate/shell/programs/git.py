@@ -16,9 +16,9 @@ reach: code in files written earlier is not judged (docs/programs-git.md). Pure.
 
 from __future__ import annotations
 
-import shlex
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from shellgate.shell.programs.git_keys import (
     COMMANDS,
@@ -37,6 +37,7 @@ from shellgate.shell.programs.git_words import (
     config_parameters,
     ext_argv,
     is_bool,
+    quote,
     split_cmdline,
 )
 from shellgate.shell.programs.handed import Environment, GitFiles, Handed
@@ -47,14 +48,26 @@ _VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--c
                      "--super-prefix", "--attr-source", "--list-cmds"})  # fmt: skip
 
 
-@dataclass(frozen=True)
 class _Setting:
-    key: str  # canonical
-    value: str | None  # None: an implicit true (`-c key`)
-    where: str  # "set by -c", "from /repo/.git/config:3"
-    runtime: bool = False  # bash decides the value (or the key) at run time
-    from_file: bool = False
-    written: bool = False  # by `git config KEY VALUE`: an alias of any name may run later
+    """One configuration value given to git: `key` canonical (`?` unknown), `value` None for an
+    implicit true, `where` for the reason ("set by -c", "from /repo/.git/config:3"); `runtime`
+    bash decides the value (or the key); `from_file` read from git's files; `written` by `git
+    config KEY VALUE` (an alias of any name may run later). A plain class: a dataclass costs
+    a millisecond at every hook start that meets git."""
+
+    __slots__ = ("from_file", "key", "runtime", "value", "where", "written")
+
+    def __init__(
+        self,
+        key: str,
+        value: str | None,
+        where: str,
+        runtime: bool = False,
+        from_file: bool = False,
+        written: bool = False,
+    ) -> None:
+        self.key, self.value, self.where = key, value, where
+        self.runtime, self.from_file, self.written = runtime, from_file, written
 
 
 def read(
@@ -111,7 +124,18 @@ def read(
         if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
             found = [replace(h, configured=True) for h in found]
         out += found
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(_idle(h) for h in out))
+
+
+# What agents set to keep git from waiting on a person (`GIT_EDITOR=true git rebase
+# --continue`, `GIT_PAGER=cat git log`, `GIT_SEQUENCE_EDITOR=:`): judged by the rules as any
+# command, but never a reason to move an allowed git into the sandbox.
+_IDLE = re.compile(r'(true|:|cat|false)( "\$@")?')
+
+
+def _idle(handed: Handed) -> Handed:
+    idle = handed.shell is not None and _IDLE.fullmatch(handed.shell.strip())
+    return replace(handed, configured=True) if idle else handed
 
 
 # --- where configuration is given -----------------------------------------------------------
@@ -395,7 +419,7 @@ def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
                 return []
         if not text or (kind is Kind.SMTP and not text.startswith("/")):
             return []
-        return [Handed(PROGRAM, how, shell=shlex.quote(text) + _ARGS)]
+        return [Handed(PROGRAM, how, shell=quote(text) + _ARGS)]
     if not text:
         return []
     shell = value if kind in (Kind.SCRIPT, Kind.PAGER) else value + _ARGS
@@ -435,11 +459,11 @@ def _alias(
         return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
     # a word bash decides at run time keeps its source text, read again as such
     head = _args(words[:sub], 0, dynamic).lstrip()
-    return [Handed(PROGRAM, how, shell=f"{head} {shlex.join(expansion)}{tail}")]
+    return [Handed(PROGRAM, how, shell=f"{head} {' '.join(quote(w) for w in expansion)}{tail}")]
 
 
 def _args(rest: Sequence[str], start: int, dynamic: frozenset[int]) -> str:
     """Words as shell source: literal ones quoted, one bash decides at run time as its own
     source text (so that it is read again as run-time)."""
-    quoted = (w if start + k in dynamic else shlex.quote(w) for k, w in enumerate(rest))
+    quoted = (w if start + k in dynamic else quote(w) for k, w in enumerate(rest))
     return "".join(" " + w for w in quoted)

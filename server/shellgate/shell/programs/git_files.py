@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from shellgate.shell import git_paths
@@ -29,16 +28,35 @@ _MAX_INCLUDE = 10  # git's own depth limit
 _Entries = tuple[tuple[str, str, str], ...]  # (key, value, origin "path:line")
 
 
-@dataclass(frozen=True)
 class GitConfigFiles:
     """The configuration git reads for a command run in `cwd` (after `chdirs`, with `git_dir`)
-    under the environment `env` (the gate's own: the variables above)."""
+    under the environment `env` (the gate's own: the variables above). Immutable, hashable
+    on those four; the entries are read on the first `items()` or `origins()`. (A plain class:
+    a dataclass costs a millisecond at every hook start that meets git.)"""
 
-    cwd: str
-    env: tuple[tuple[str, str], ...]
-    chdirs: tuple[str, ...] = ()
-    git_dir: str | None = None
-    _cache: list[_Entries] = field(default_factory=list, compare=False, hash=False, repr=False)
+    __slots__ = ("_entries_read", "chdirs", "cwd", "env", "git_dir")
+
+    def __init__(
+        self,
+        cwd: str,
+        env: tuple[tuple[str, str], ...],
+        chdirs: tuple[str, ...] = (),
+        git_dir: str | None = None,
+    ) -> None:
+        self.cwd, self.env, self.chdirs, self.git_dir = cwd, env, chdirs, git_dir
+        self._entries_read: _Entries | None = None
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.cwd, self.env, self.chdirs, self.git_dir)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GitConfigFiles) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"GitConfigFiles{self._key()!r}"
 
     def items(self) -> tuple[tuple[str, str], ...]:
         return tuple((k, v) for k, v, _ in self._entries())
@@ -47,17 +65,15 @@ class GitConfigFiles:
         return tuple(o for _, _, o in self._entries())
 
     def at(self, chdirs: tuple[str, ...], git_dir: str | None) -> GitConfigFiles:
-        return replace(
-            self, chdirs=self.chdirs + chdirs, git_dir=git_dir or self.git_dir, _cache=[]
-        )
+        return GitConfigFiles(self.cwd, self.env, self.chdirs + chdirs, git_dir or self.git_dir)
 
     def _entries(self) -> _Entries:
-        if not self._cache:
+        if self._entries_read is None:
             entries: list[tuple[str, str, str]] = []
             for path in config_paths(self):
                 entries += _with_includes(path, 0)
-            self._cache.append(tuple(entries))
-        return self._cache[0]
+            self._entries_read = tuple(entries)
+        return self._entries_read
 
 
 def git_files(cwd: str, environ: Mapping[str, str]) -> GitConfigFiles:

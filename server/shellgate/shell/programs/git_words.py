@@ -16,6 +16,16 @@ import re
 _BOOL = re.compile(r"(?i)(true|false|yes|no|on|off|-?\d+[kmg]?)?")
 
 
+_SAFE = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def quote(word: str) -> str:
+    """`word` as shell source (shlex.quote, without importing shlex at every hook start)."""
+    if _SAFE.fullmatch(word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
 def is_bool(value: str) -> bool:
     """Whether git reads `value` as a boolean (an empty value is false)."""
     return _BOOL.fullmatch(value.strip()) is not None

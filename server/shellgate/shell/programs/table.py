@@ -16,9 +16,11 @@ used, with their commit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 GTFOBINS_COMMIT = "7382261ef936e35896ba70e7a6b833352ffb9a22"  # GTFOBins/GTFOBins.github.io
 
@@ -69,11 +71,24 @@ class Program:
     whole: bool = False  # single-dash options are whole words (`gdb -nx -ex CMD`), never glued
 
 
-TABLE: dict[str, Program] = {}
+# name -> the row as written; a Program is built when a command of that name is first read
+# (the hook reads a few commands a process: building every row would cost more than it reads)
+SPECS: dict[str, dict[str, Any]] = {}
 
 
-def _row(
-    names: str,
+def _row(names: str, **spec: Any) -> None:
+    for name in names.split():
+        SPECS[name] = spec
+
+
+@functools.cache
+def row(name: str) -> Program | None:
+    """The table's row for the program `name`, if any."""
+    spec = SPECS.get(name)
+    return None if spec is None else _build(**spec)
+
+
+def _build(
     *,
     shell: str = "",
     argv: str = "",
@@ -89,7 +104,7 @@ def _row(
     env: Mapping[str, Way] | None = None,
     source: str = "GTFOBins",
     whole: bool = False,
-) -> None:
+) -> Program:
     options: dict[str, tuple[Way, ...]] = {}
     for spellings, hand in ((shell, Hand.SHELL), (argv, Hand.ARGV), (file, Hand.FILE),
                             (code, Hand.CODE), (commands, Hand.COMMANDS),
@@ -103,7 +118,7 @@ def _row(
             way = Way(hand, lang if hand in (Hand.CODE, Hand.COMMANDS) else "", prefix, key)
             if way not in options.get(name, ()):
                 options[name] = (*options.get(name, ()), way)
-    program = Program(
+    return Program(
         options,
         frozenset(valued.split()),
         rest,
@@ -113,8 +128,6 @@ def _row(
         source,
         whole,
     )
-    for name in names.split():
-        TABLE[name] = program
 
 
 SH, ARGV, FILE, RUNTIME = Way(Hand.SHELL), Way(Hand.ARGV), Way(Hand.FILE), Way(Hand.RUNTIME)
