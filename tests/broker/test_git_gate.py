@@ -148,3 +148,20 @@ def test_ordinary_git_commands_are_answered_as_before(
     assert not hidden and "gate" not in explain, (command, reason, explain.get("gate"))
     if rules == WITH_GIT:
         assert decision == "allow"
+
+
+@pytest.mark.parametrize("policy", ["untrusted", "on-request", "never"])
+def test_a_users_git_configuration_costs_no_question_under_any_policy(
+    place: World, policy: str
+) -> None:
+    """Under `untrusted` Codex asks about every command no allow rule covers; a user's pager
+    or LFS filter from ~/.gitconfig is not one more question for an allowed `git status` (a
+    rule or the danger check still counts: `git fromhome` is refused)."""
+    (place.home / "rules" / "default.rules").write_text(WITH_GIT)
+    for command in ("git status", "git lg", "git log -3"):
+        d = decide(AgentRequest("claude-code", "s", str(place.project), command,
+                                approval_policy=policy))  # fmt: skip
+        assert d.decision == "allow" and not d.hidden, (command, d.reason)
+    d = decide(AgentRequest("claude-code", "s", str(place.project), "git fromhome",
+                            approval_policy=policy))  # fmt: skip
+    assert d.decision == "forbidden", d.reason

@@ -16,7 +16,8 @@ same policy with Codex's own fallback, and the strictest verdict stands together
   `awk 'BEGIN {system("CMD")}'`, `BASH_ENV=./x.sh bash -c true`: `shell.programs`) is judged
   as one of these runs; the reason names the program and how (``git runs `rm -rf b` (alias
   `x`, set by -c)``). One from git's configuration files only ever makes it stricter by a
-  rule or a question, never moves a command into the sandbox.
+  rule or Codex's danger check, never by the approval policy's question for an unmatched
+  command, and never moves a command into the sandbox.
 
 A rule that allows an inner command never loosens the outer decision (strictest wins).
 `check`'s output and explain's Codex lines stay Codex's: explain shows this as a warning.
@@ -124,6 +125,10 @@ def _judge(run: Run, context: ExecContext, policy: Policy, fallback: Fallback) -
     if run.unknowable is not None:
         return _unknowable(run, f"{UNKNOWABLE}: {run.unknowable}{_via(run)}", context)
     words = list(run.words)
+    configured = run.handed is not None and run.handed.configured
+    unruled = configured and not policy.matches_for(words, resolve_host_executables=True)
+    if unruled and not is_dangerous(words):  # a user's `core.pager = less`: no rule, no danger
+        return None
     evaluation = policy.check(words, fallback, resolve_host_executables=True)
     decision = evaluation.decision or Decision.ALLOW
     rule = _could_match(policy, run, decision)

@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shellgate.shell.bash_runs import argv_runs, bash_runs
 from shellgate.shell.programs.git import read
+from shellgate.shell.programs.git_files import parse_config
 from shellgate.shell.programs.git_keys import KEYS, Kind, key_kind
 from shellgate.shell.programs.git_words import (
     config_parameters,
@@ -214,6 +217,7 @@ def test_addresses_that_run_a_command() -> None:
         ["git", "-c", "url.ext::sh -c rm% x.insteadOf=https://h/", "fetch", "https://h/r"],
         ["git", "remote", "add", "o", "ext::sh -c rm% x"],
         ["git", "clone", "ext::rm x"],
+        ["git", "archive", "--remote=ext::rm x", "HEAD"],
     ):
         assert _runs_rm(_read(words)), words
 
@@ -247,7 +251,15 @@ def test_variables_holding_a_program(var: str) -> None:
 
 @pytest.mark.parametrize(
     "var",
-    ["GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"],
+    [
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG",
+        "HOME",
+        "XDG_CONFIG_HOME",
+    ],
 )
 def test_variables_naming_files_are_decided_at_run_time_unless_dev_null(var: str) -> None:
     (h,) = _read("git status", {var: "./x"})
@@ -470,3 +482,39 @@ def test_the_table_names_every_key_of_the_issue() -> None:
     assert all(key_kind(k) is not None for k in issue)
     assert key_kind("color.ui") is None and key_kind("alias.x.y") is None
     assert all(isinstance(kind, Kind) for kind, _ in KEYS.values())
+
+
+# --- never raises -----------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(
+    ["git", "-c", "-C", "--config-env", "--config-env=alias.x=A", "alias.x=!rm", "x", "config",
+     "clone", "rebase", "-x", "--exec", "--upload-pack", "ext::sh -c rm% x", "ext::%", "%G",
+     "set", "--", "submodule", "foreach", "bisect", "run", "=", "'", "\"", "\\", "", "core.editor"]
+)  # fmt: skip
+
+
+_VARIABLES = ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "A",
+              "GIT_CONFIG_PARAMETERS", "GIT_SSH_COMMAND", "GIT_DIR"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=12)), min_size=1, max_size=10),
+    st.frozensets(st.integers(0, 10)),
+    st.dictionaries(
+        st.sampled_from(_VARIABLES),
+        st.one_of(st.none(), st.text(max_size=12)),
+    ),
+)
+def test_read_never_raises(words: list[str], dynamic: frozenset[int], env: Environment) -> None:
+    for h in read(("git", *words), dynamic, env):
+        assert sum(x is not None for x in (h.shell, h.argv, h.runtime)) == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list('[]"\\ \t\n=#;.abxK-\r\ufeff')), max_size=60))
+def test_the_small_readers_never_raise(text: str) -> None:
+    parse_config(text, "/f")
+    config_parameters(text)
+    split_cmdline(text)
+    ext_argv("ext::" + text)

@@ -334,8 +334,9 @@ def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
     """`ext::CMD ARGS` addresses among the words (`git ls-remote 'ext::sh -c rm% x'`)."""
     out: list[Handed] = []
     for i, word in enumerate(words[1:], 1):
-        if i not in dynamic and word.startswith("ext::"):
-            out += _ext(word, f"the ext:: address `{word}`")
+        url = word.split("=", 1)[-1] if word.startswith("--") else word  # `--remote=ext::…`
+        if i not in dynamic and url.startswith("ext::"):
+            out += _ext(url, f"the ext:: address `{url}`")
     return out
 
 

@@ -157,6 +157,8 @@ ENVIRONMENT: dict[str, tuple[Kind, str]] = {
     "GIT_CONFIG_GLOBAL": (Kind.PATH, "GIT_CONFIG_GLOBAL, a configuration file"),
     "GIT_CONFIG_SYSTEM": (Kind.PATH, "GIT_CONFIG_SYSTEM, a configuration file"),
     "GIT_CONFIG": (Kind.PATH, "GIT_CONFIG, a configuration file"),
+    "HOME": (Kind.PATH, "HOME, where git reads ~/.gitconfig"),
+    "XDG_CONFIG_HOME": (Kind.PATH, "XDG_CONFIG_HOME, where git reads git/config"),
 }
 
 # Values that name no file or directory (a configuration read from nowhere).
