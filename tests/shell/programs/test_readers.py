@@ -227,6 +227,7 @@ def test_ordinary_commands_hand_nothing(words: tuple[str, ...]) -> None:
     "words",
     [
         ("vim", "-es", "-c", "!rm -rf b", "-c", "qa!"),
+        ("vim", "-es", "+!rm -rf b", "+qa!"),
         ("vi", "-c", ":!rm -rf b", "/dev/null"),
         ("ex", "-c", "w !rm -rf b"),
         ("vim", "-c", "call system('rm -rf b')"),

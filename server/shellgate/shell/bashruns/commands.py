@@ -9,7 +9,7 @@ import re
 
 from tree_sitter import Node
 
-from shellgate.shell.bashruns.environment import declared, environment
+from shellgate.shell.bashruns.environment import declared, environment, record_writes
 from shellgate.shell.bashruns.misreadings import (
     ESCAPED_BLANKS,
     GLUED_BANG,
@@ -148,6 +148,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
         return stdin_of(node, src, ctx)
 
     env = environment(node, src, ctx)  # `EDITOR=… git commit`: what programs run
+    record_writes(node, src, ctx)  # `echo 'rm x' > s.sh; bash s.sh`: what programs run
 
     for n, words in enumerate(groups):
         if not words:

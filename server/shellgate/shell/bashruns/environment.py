@@ -1,6 +1,7 @@
-"""The environment a command gets, for what programs run (shell.programs): its own `VAR=v cmd`,
-and what the script exported earlier (`export`, `declare -x`, `NAME=v; export NAME`, `set -a`).
-`env VAR=v cmd` and `sudo VAR=v cmd` are the runners' (`runners.Command.inner`)."""
+"""What a command gets from the script before it, for what programs run (shell.programs): its
+environment (its own `VAR=v cmd`, what the script exported earlier: `export`, `declare -x`,
+`NAME=v; export NAME`, `set -a`; `env VAR=v cmd` and `sudo VAR=v cmd` are the runners') and the
+files the script wrote earlier (`echo TEXT > FILE`, `cat > FILE <<EOF`, `tee`, `cp`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from types import MappingProxyType
 
 from tree_sitter import Node
 
+from shellgate.shell.bashruns.misreadings import REDIRECTS, redirected
 from shellgate.shell.bashruns.run import Ctx
+from shellgate.shell.bashruns.stdin import written_text
 from shellgate.shell.bashruns.words import read_word
 from shellgate.shell.programs import ENVIRONMENT
+from shellgate.shell.programs.files import norm
 from shellgate.shell.tsbash import text
 
 Env = Mapping[str, str | None]  # name -> value; None: bash decides it at run time
@@ -89,3 +93,32 @@ def declared(node: Node, src: bytes, ctx: Ctx) -> None:
             name = text(child, src)
             if name in ctx.assigned:
                 ctx.exported[name] = ctx.assigned[name]
+
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+MAX_WRITTEN = 64  # files remembered a script (past that: the first ones)
+
+
+def record_writes(node: Node, src: bytes, ctx: Ctx) -> None:
+    """The files a command's redirections write, with the text when it is literal."""
+    redirects = [c for c in node.named_children if c.type in REDIRECTS]
+    statement = redirected(node)
+    if statement is not None:
+        redirects += [c for c in statement.named_children if c.type in REDIRECTS]
+    for r in redirects:
+        if r.type != "file_redirect":
+            continue
+        op = next((c.type for c in r.children if not c.is_named), "")
+        target = r.child_by_field_name("destination")
+        if op not in _WRITES or target is None:
+            continue
+        fields = read_word(text(target, src), ifs_default=ctx.ifs_default).fields
+        if len(fields) != 1 or fields[0][1] or fields[0][0].startswith("/dev/"):
+            continue
+        path = norm(fields[0][0])
+        written = written_text(statement or node, src, ctx)
+        if op.endswith(">>") and path in ctx.written:
+            before = ctx.written[path]
+            written = None if before is None or written is None else before + "\n" + written
+        if len(ctx.written) < MAX_WRITTEN or path in ctx.written:
+            ctx.written[path] = written

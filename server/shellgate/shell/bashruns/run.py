@@ -55,6 +55,7 @@ class Ctx:
     allexport: bool = False
     by: Handed | None = None
     seen: set[Handed] = field(default_factory=set)
+    written: dict[str, str | None] = field(default_factory=dict)  # files the script wrote
 
     def add(self, run: Run) -> bool:
         """False once the bound is reached (the last run added says so)."""

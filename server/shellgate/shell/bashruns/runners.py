@@ -23,6 +23,7 @@ from shellgate.shell.dangerous import trap_action
 from shellgate.shell.global_options import GLOBAL_OPTIONS, canonical_words
 from shellgate.shell.paths import executable_name_lookup_key
 from shellgate.shell.programs import PROGRAMS, READS_INPUT, handed
+from shellgate.shell.programs.files import files_run, norm
 from shellgate.shell.wrappers import RUNNERS, flock_source, unwrap
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "lksh",
@@ -115,7 +116,10 @@ def run_argv(
     cmd = Command(words, name, dynamic, via, depth, ctx, stdin, open_tail, env)
     if name == "set" and any(w[:1] == "-" and "a" in w[1:] for w in words[1:]):
         ctx.allexport = True  # `set -a`: every assignment after it is exported
-    if (name in PROGRAMS or (env and hands_env(env))) and not _programs(cmd):
+    if name in ("tee", "cp", "mv"):
+        _copied(cmd)  # `… | tee FILE`, `cp A B`: files the script writes
+    reads = name in PROGRAMS or (env and hands_env(env)) or ctx.written
+    if reads and not _programs(cmd):
         return False  # what the program runs through its options, configuration, environment
     reader = READERS.get(name)
     if reader is not None:
@@ -376,7 +380,10 @@ def _programs(cmd: Command) -> bool:
         given = cmd.stdin()
         if given is not None and given[0] is not None and given[2] is None:
             script = given[0]
-    for h in handed(words, cmd.dynamic, cmd.env, ctx.git, script):
+    found = handed(words, cmd.dynamic, cmd.env, ctx.git, script)
+    if ctx.written:  # `echo 'rm x' > s.sh; bash s.sh`: a file this script wrote, run
+        found += tuple(files_run(words, ctx.written))
+    for h in found:
         if h in ctx.seen:  # `export EDITOR=…`: read once, not again for each command after
             continue
         ctx.seen.add(h)
@@ -393,3 +400,19 @@ def _programs(cmd: Command) -> bool:
         if not going:
             return False
     return True
+
+
+def _copied(cmd: Command) -> None:
+    """`cp SRC DST` (`mv`): DST holds SRC's text, when the script wrote SRC or bash decides
+    it; `… | tee FILE`: FILE holds the text piped in."""
+    at = [k for k, w in enumerate(cmd.words) if k and not w.startswith("-")]
+    operands = [cmd.words[k] for k in at]
+    if cmd.name in ("cp", "mv") and len(operands) == 2:
+        source, written = norm(operands[0]), cmd.ctx.written
+        if at[0] in cmd.dynamic or source in written:  # a copy of a file this script wrote
+            written[norm(operands[1])] = None if at[0] in cmd.dynamic else written[source]
+    elif cmd.name == "tee":
+        given = cmd.stdin()
+        text = given[0] if given is not None and given[2] is None else None
+        for path in operands:
+            cmd.ctx.written[norm(path)] = text

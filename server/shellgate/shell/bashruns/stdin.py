@@ -132,3 +132,9 @@ def _piped_text(stage: Node, src: bytes, ctx: Ctx) -> Stdin:
     if name == "cat" and len(words) == 1:
         return stdin_of(command, src, ctx) or unknown
     return unknown
+
+
+def written_text(node: Node, src: bytes, ctx: Ctx) -> str | None:
+    """What a command writes to its output, when it is literal (`echo`, `printf`, `cat <<EOF`):
+    the text a `> FILE` after it puts in FILE (None: decided at run time)."""
+    return _piped_text(node, src, ctx)[0]

@@ -102,6 +102,12 @@ def _row(
         else:
             why = f"`{name}` runs the commands on its input, known at run time"
             out.append(Handed(name, "the commands on its input", runtime=why))
+    if language == "vim":  # `vim +CMD`: an Ex command, as `-c CMD`
+        for k in operands:
+            if words[k].startswith("+") and len(words[k]) > 1:
+                from shellgate.shell.programs import commands  # deferred: the patterns (~3 ms)
+
+                out += commands.read("vim", words[k][1:], name, f"`{words[k][:20]}`")
     start = options.rest_start(entry, words, dynamic)
     rest = entry.rest
     if start is not None and rest is not None:

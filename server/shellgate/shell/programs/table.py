@@ -149,6 +149,7 @@ _row("check_by_ssh", shell="-o:ProxyCommand -C --command",
 _row(
     "rsync",
     shell="-e --rsh --rsync-path",
+    env={"RSYNC_RSH": SH, "RSYNC_CONNECT_PROG": SH},
     valued="-f --filter -B -T --temp-dir -M "
     "--exclude --include --exclude-from --include-from --files-from --chown --chmod",
 )
