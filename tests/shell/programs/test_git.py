@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shellgate.shell.bash_runs import argv_runs, bash_runs
-from shellgate.shell.programs.git import read
-from shellgate.shell.programs.git_files import parse_config
+from shellgate.shell.programs.git import is_config_path, read, read_written
+from shellgate.shell.programs.git_format import parse_config
 from shellgate.shell.programs.git_keys import KEYS, Kind, key_kind
 from shellgate.shell.programs.git_words import (
     config_parameters,
@@ -518,3 +518,38 @@ def test_the_small_readers_never_raise(text: str) -> None:
     config_parameters(text)
     split_cmdline(text)
     ext_argv("ext::" + text)
+
+
+# --- configuration the same script writes before git reads it ------------------------------
+
+
+def test_configuration_written_earlier_in_the_script() -> None:
+    written = {".git/config": "[alias]\n\tx = !rm -rf build\n", "notes.md": "[alias] x = !rm"}
+    (h,) = read_written(("git", "x"), frozenset(), written)
+    assert h.shell == "rm -rf build"
+    assert h.how == "alias `x`, written into .git/config earlier in this script"
+    assert read_written(("git", "status"), frozenset(), written) == ()
+    (s,) = read_written(("git", "log"), frozenset(), {"/home/u/.gitconfig": "[core]\npager=rm x"})
+    assert s.shell == "rm x" and not s.configured
+    (r,) = read_written(("git", "log"), frozenset(), {".git/config": None})
+    assert r.runtime is not None
+    (q,) = read_written(("git", "x"), frozenset(), {".git/config": "\tx = !rm -rf build\n"})
+    assert q.runtime is not None  # a key with no section before it: where git puts it is unknown
+    (k,) = read_written(("git", "commit"), frozenset(), {".git/config": "[core]\nhooksPath=h\n"})
+    assert k.runtime is not None
+
+
+def test_which_paths_git_reads_as_configuration() -> None:
+    yes = [
+        ".git/config",
+        "/r/.git/config",
+        "repo.git/config",
+        "~/.gitconfig",
+        ".gitconfig",
+        "/etc/gitconfig",
+        "/h/.config/git/config",
+        ".git/config.worktree",
+        "x.gitconfig",
+    ]
+    no = ["config", "notes/config", ".git/hooks/pre-commit", "gitconfig.md", "src/git.py"]
+    assert all(is_config_path(p) for p in yes) and not any(is_config_path(p) for p in no)

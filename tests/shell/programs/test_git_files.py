@@ -13,7 +13,8 @@ import pytest
 
 from shellgate.shell.programs import git_files
 from shellgate.shell.programs.git import read
-from shellgate.shell.programs.git_files import GitConfigFiles, config_paths, parse_config
+from shellgate.shell.programs.git_files import GitConfigFiles, config_paths
+from shellgate.shell.programs.git_format import parse_config
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

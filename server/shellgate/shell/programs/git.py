@@ -17,9 +17,10 @@ reach: code in files written earlier is not judged (docs/programs-git.md). Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from shellgate.shell.programs.git_format import parse_config
 from shellgate.shell.programs.git_keys import (
     COMMANDS,
     ENVIRONMENT,
@@ -136,6 +137,65 @@ _IDLE = re.compile(r'(true|:|cat|false)( "\$@")?')
 def _idle(handed: Handed) -> Handed:
     idle = handed.shell is not None and _IDLE.fullmatch(handed.shell.strip())
     return replace(handed, configured=True) if idle else handed
+
+
+def read_written(
+    words: Sequence[str], dynamic: frozenset[int], written: Mapping[str, str | None]
+) -> tuple[Handed, ...]:
+    """What the git command `words` runs from git configuration files the same script wrote
+    before it (`printf '[alias]\\n\\tx = !rm x\\n' >> .git/config && git x`): their keys
+    judged as if given on the command line (`written`: path as written -> the text written,
+    None when bash decides it at run time: asked)."""
+    words = tuple(words)
+    sub = _subcommand_index(words)
+    out: list[Handed] = []
+    for path, text in written.items():
+        if not is_config_path(path):
+            continue
+        where = f"written into {path} earlier in this script"
+        if text is None:
+            why = f"git reads `{path}`, which this script writes with text known only at run time"
+            out.append(Handed(PROGRAM, f"configuration {where}", runtime=why))
+            continue
+        for key, value, _ in parse_config(text, path):
+            if key == "?":
+                why = f"git reads `{path}`, which this script writes with a line git rejects"
+                out.append(Handed(PROGRAM, f"configuration {where}", runtime=why))
+                break
+            out += _setting(_Setting(key, value, where), words, sub, dynamic)
+    return tuple(dict.fromkeys(_idle(h) for h in out))
+
+
+_CONFIG_NAMES = (".gitconfig", "gitconfig", ".gitmodules")
+
+
+def is_config_path(path: str) -> bool:
+    """Whether git reads `path` as configuration: a repository's `config` or
+    `config.worktree`, `~/.gitconfig`, `git/config` (XDG), the system `gitconfig`, or a file
+    named like them (an include may name any file: those named `*.gitconfig` or `*.cfg` under a
+    `git` folder are taken too)."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    parent = parts[-2] if len(parts) > 1 else ""
+    if name in _CONFIG_NAMES or name.endswith(".gitconfig"):
+        return True
+    if name in ("config", "config.worktree") and (parent.endswith(".git") or parent == "git"):
+        return True
+    return parent in (".git", "git") and name.endswith(".cfg")
+
+
+def _subcommand_index(words: tuple[str, ...]) -> int | None:
+    """Where git's subcommand is, past its global options."""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in _VALUED:
+            i += 2
+        elif word.startswith("-") and word != "--":
+            i += 1
+        else:
+            return i if word != "--" else None
+    return None
 
 
 # --- where configuration is given -----------------------------------------------------------
