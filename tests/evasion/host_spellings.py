@@ -166,7 +166,15 @@ MORE = [
     ("git", "git -c remote.o.url=. -c remote.o.uploadpack='rm -rf x #' fetch o", "repo"),
     ("env", "env -S 'rm -rf x'", ""),
     ("script", "script -qc 'rm -rf x' /dev/null", ""),
-    # read from a file: decided at run time, asked
+    # a file the script writes, then has a program run
+    ("make", "printf 'all:\\n\\trm -rf x\\n' > Makefile; make", ""),
+    ("awk", "echo 'BEGIN {system(\"rm -rf x\")}' > p.awk && awk -f p.awk", ""),
+    ("bash", "printf 'rm -rf x\\n' > s.sh; bash s.sh", ""),
+    ("python3", "printf 'import os\\nos.system(\"rm -rf x\")\\n' > t.py; python3 t.py", ""),
+    ("git", "git config alias.x '!rm -rf x' && git x", "repo"),
+    ("git", "printf '[alias]\\n\\tx = !rm -rf x\\n' >> .git/config; git x", "repo"),
+    ("git", "git config --global alias.x '!rm -rf x'; git x", "repo"),
+    # read from a file that was there before: decided at run time, asked
     ("gdb", "gdb -batch -x g", "gdb-script"),
     ("vim", "vim -es -S v.vim -c 'qa!'", "vim-script"),
     ("make", "make", "makefile"),

@@ -10,9 +10,9 @@ whose stub recorded the forbidden command counts. Each of those then goes to the
 Claude Code, Gemini CLI and Copilot CLI with the options `hook install` writes (its default
 sandbox), under two rule sets: the forbidden programs alone, and the same with every host
 program of the corpus allowed by name. None may be answered `allow` (sandboxed or not): a
-literal command is denied, one decided at run time is asked; the few that run code from a file
-the script wrote first, out of reach by design (docs/programs.md), are named in OUT_OF_REACH
-and printed apart.
+literal command is denied, one decided at run time is asked; the two that run code from a file
+that was there before the command, out of reach by design (docs/programs.md), are named in
+OUT_OF_REACH and printed apart.
 
 In bulk, each agent's `handle(event, options)` in this process (what `shellgate hook AGENT`
 runs); for a sample drawn from the seed, the real hook processes, which must agree. The
@@ -50,15 +50,11 @@ SEED = int(os.environ.get("SHELLGATE_HOST_CORPUS_SEED") or random.SystemRandom()
 RULE_SETS = ("forbidden alone", "hosts allowed")
 IDENTITY = "[user]\n\tname = A U Thor\n\temail = author@example.com\n"  # as host_truth's HOME
 STARTED = time.monotonic()
-# Out of reach by design (docs/programs.md, "Out of reach": code in files written earlier, the
-# file being a project's hooks, scripts or build files): allowed, printed, never failed. Any
-# other allowed spelling fails.
-_FILES = "runs code from a file written earlier"
+# Out of reach by design (docs/programs.md, "Out of reach"): code in a file that was there
+# before the command (here the scaffolding wrote it, not the script; a file the script itself
+# writes and then runs is judged). Allowed, printed apart, never failed; any other allow fails.
+_FILES = "runs code from a file that was there before the command"
 OUT_OF_REACH = {
-    "gtfobins:git#1": f"{_FILES} (.git/hooks/pre-commit, then git commit)",
-    "gtfobins:npm#1": f"{_FILES} (package.json's scripts, then npm install)",
-    "gtfobins:npm#2": f"{_FILES} (package.json's scripts, then npm run)",
-    "gtfobins:cmake#0": f"{_FILES} (CMakeLists.txt, then cmake)",
     "fixed:make": f"{_FILES} (a Makefile)",
     "fixed:awk -f p.awk": f"{_FILES} (an awk program file)",
 }
