@@ -11,7 +11,8 @@ test makes in the judges' workspace too.
 (long and short, `--opt=value` and `--opt value`, glued short options), the quoting of the
 handed command (single, double, ANSI-C), the environment given as `VAR=… cmd`, `env VAR=… cmd`,
 `export VAR=…; cmd` or `declare -x`, and git's ways of giving configuration (`-c`,
-`--config-env`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`).
+`--config-env`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`); a quarter of
+them inside a shell, a compound or a runner (`WRAPS`).
 """
 
 from __future__ import annotations
@@ -442,6 +443,29 @@ def _git(rng: random.Random, target: str) -> HostSpelling:
     return HostSpelling(target, "git", text, scaf, "variant", kinds)
 
 
+# Around a spelling: a shell handed it, a compound, a runner (these need one simple command).
+WRAPS: dict[str, Callable[[str], str]] = {
+    "sh-c": lambda t: f"sh -c {shlex.quote(t)}",
+    "bash-c": lambda t: f"bash -c {shlex.quote(t)}",
+    "subshell": lambda t: f"( {t} )",
+    "group": lambda t: f"{{ {t}; }}",
+    "if": lambda t: f"if true; then {t}; fi",
+    "pipeline": lambda t: f"{t} | cat",
+    "herestring": lambda t: f"bash <<< {shlex.quote(t)}",
+    "timeout": lambda t: f"timeout 10 {t}",
+    "nice": lambda t: f"nice -n 1 {t}",
+    "env": lambda t: f"env A=1 {t}",
+}
+RUNNERS = frozenset({"timeout", "nice", "env"})
+
+
+def _wrap(rng: random.Random, s: HostSpelling) -> HostSpelling:
+    simple = not re.search(r"[;|&\n]|^\w+=|^(export|declare) ", s.text)
+    kind = rng.choice([k for k in sorted(WRAPS) if simple or k not in RUNNERS])
+    return HostSpelling(s.target, s.host, WRAPS[kind](s.text), s.scaffold, s.source,
+                        (*s.kinds, f"wrap:{kind}"))  # fmt: skip
+
+
 FAMILIES: dict[str, Callable[[random.Random, str], HostSpelling]] = {
     "options": _option,
     "environment": _environment,
@@ -461,5 +485,7 @@ def generate(n: int, seed: int) -> list[HostSpelling]:
         family = rng.choices(sorted(_WEIGHTS), [_WEIGHTS[f] for f in sorted(_WEIGHTS)])[0]
         target = rng.choices(sorted(TARGETS), [1, 1, 4])[0]  # curl, dd, rm
         s = FAMILIES[family](rng, target)
+        if rng.random() < 0.25:
+            s = _wrap(rng, s)
         out.setdefault(s.text, s)
     return list(out.values())
