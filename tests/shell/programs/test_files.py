@@ -29,6 +29,7 @@ def _handed(script: str) -> list[tuple[tuple[str, ...], str | None]]:
         "echo 'execute_process(COMMAND rm -rf x)' > CMakeLists.txt; cmake .",
         "echo '{\"scripts\": {\"test\": \"rm -rf x\"}}' > package.json; npm test",
         "echo 'rm -rf x' > .git/hooks/pre-commit; git commit -m x",
+        "printf '[alias]\\n\\tx = !rm -rf x\\n' >> .git/config && git x",
     ],
 )
 def test_a_file_written_then_run_is_read(script: str) -> None:

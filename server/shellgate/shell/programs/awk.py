@@ -15,7 +15,6 @@ _LITERAL_ARG = re.compile(_STRING + r"\s*\)")
 _PIPE = re.compile(r"(?<!\|)\|&?(?!\|)")
 _BEFORE_GETLINE = re.compile(r"\s*getline\b")
 _LITERAL_AFTER = re.compile(r"\s*" + _STRING + r"\s*(?:[;}\n)]|$)")
-_LITERAL_BEFORE = re.compile(_STRING + r"\s*$")
 _LOAD = re.compile(r"@load\b")
 
 
@@ -31,17 +30,20 @@ def read(code: str, program: str, how: str) -> list[Handed]:
         else:
             why = f"{program}'s `system()` runs a command built at run time"
             out.append(Handed(program, how, runtime=why))
+    quoted = _quoted(code)
     for m in _PIPE.finditer(code):
-        if _inside_string(code, m.start()) or _inside_regex(code, m.start()):
-            continue
+        if m.start() in quoted:
+            continue  # inside a string or a /regex/ (`/a|b/`)
+        command: str | None
         if _BEFORE_GETLINE.match(code, m.end()):
-            lit = _LITERAL_BEFORE.search(code[: m.start()].rstrip())
-            said = f'{how}, `"CMD" | getline`'
+            command = _string_before(code, m.start())
+            said = f"{how}, `\"CMD\" | getline`"
         else:
-            lit = _LITERAL_AFTER.match(code, m.end())
-            said = f'{how}, `print | "CMD"`'
-        if lit is not None:
-            out.append(Handed(program, said, shell=_unescape(lit.group(1))))
+            after = _LITERAL_AFTER.match(code, m.end())
+            command = _unescape(after.group(1)) if after is not None else None
+            said = f"{how}, `print | \"CMD\"`"
+        if command is not None:
+            out.append(Handed(program, said, shell=command))
         else:
             why = f"{program} pipes to or from a command built at run time"
             out.append(Handed(program, how, runtime=why))
@@ -54,15 +56,39 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), text)
 
 
-def _inside_string(code: str, at: int) -> bool:
-    """Whether `at` is inside a "..." string (awk's strings cannot span lines)."""
-    line_start = code.rfind("\n", 0, at) + 1
-    quotes = len(re.findall(r'(?<!\\)"', code[line_start:at]))
-    return quotes % 2 == 1
+def _quoted(code: str) -> set[int]:
+    """The positions of `|` inside a "string" or a /regex/, in one pass (a line ends both;
+    a `/` after an operand is read as a regex too, as before: stricter)."""
+    inside: set[int] = set()
+    string = regex = False
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "\n":
+            string = regex = False
+        elif c == '"' and not regex:
+            string = not string
+        elif c == "/" and not string:
+            regex = not regex
+        elif c == "|" and (string or regex):
+            inside.add(i)
+        i += 1
+    return inside
 
 
-def _inside_regex(code: str, at: int) -> bool:
-    """Whether `at` is inside a /regex/ (an alternation: `/a|b/`), judged on its line."""
-    line_start = code.rfind("\n", 0, at) + 1
-    before = re.sub(r'"(?:[^"\\]|\\.)*"', "", code[line_start:at])
-    return len(re.findall(r"(?<!\\)/", before)) % 2 == 1
+def _string_before(code: str, at: int) -> str | None:
+    """The "string" that ends right before `at` (blanks between), on its line."""
+    j = at - 1
+    while j >= 0 and code[j] in " \t":
+        j -= 1
+    if j < 0 or code[j] != '"':
+        return None
+    k = j - 1
+    while k >= 0 and code[k] != "\n":
+        if code[k] == '"' and (k == 0 or code[k - 1] != "\\"):
+            return _unescape(code[k + 1 : j])
+        k -= 1
+    return None

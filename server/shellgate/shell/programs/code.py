@@ -135,7 +135,7 @@ _END = re.compile(r"\s*(?:[);}\]]|$)")
 _OPTIONS = re.compile(r"\s*,\s*\{")  # node's options object after the command
 
 
-def _literals(code: str, at: int, lang: Language) -> list[str] | None:
+def _literals(code: str, at: int, lang: Language, depth: int = 0) -> list[str] | None:
     """The literal strings a call is given first (arrays flattened): up to its first argument
     that is not one (`proc_open("CMD", $spec, $pipes)`: the command); None when the first is
     not one (the command is built at run time)."""
@@ -143,7 +143,9 @@ def _literals(code: str, at: int, lang: Language) -> list[str] | None:
     args: list[str] = []
     while True:
         if code[at : at + 1] == "[":  # an array of literals: ["-c", "x"]
-            inner = _literals(code, at + 1, lang)
+            if depth > 4:
+                return None  # arrays in arrays: not a command line
+            inner = _literals(code, at + 1, lang, depth + 1)
             close = code.find("]", at)
             if inner is None or close < 0:
                 return args or None

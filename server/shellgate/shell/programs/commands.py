@@ -24,7 +24,7 @@ def _e(pattern: str, kind: str = "shell", flags: int = re.MULTILINE) -> _Escape:
 _STRING = r"""["']((?:[^"'\\]|\\.)*)["']"""
 ESCAPES: dict[str, tuple[_Escape, ...]] = {
     "vim": (
-        _e(r"(?:^|[:|]|\b(?:r|read|w|write)\s+|[\d.$%,'<>]+)\s*!\s*(\S.*)"),
+        _e(r"(?:^|[:|]|\b(?:r|read|w|write)\s+|(?<![\d.$%,'<>])[\d.$%,'<>]+)\s*!\s*(\S.*)"),
         _e(rf"\bsystem(?:list)?\s*\(\s*{_STRING}\s*[,)]"),
         _e(r"(?:^|[:|])\s*(?:py3?|python3?|pyx|pythonx)(?:do)?\s+(.*)", "python"),
         _e(r"(?:^|[:|])\s*(?:lua|luado)\s+(.*)", "lua"),
@@ -74,7 +74,7 @@ ESCAPES: dict[str, tuple[_Escape, ...]] = {
     "socat": (_e(r"(?:^|!!)(?:system|exec):((?:[^,!\\]|\\.)*)", "shell", re.IGNORECASE),),
     "make": (
         _e(r"\$[({]shell\s+(.*?)[)}]"),
-        _e(r"^[^=\n#]*?:(?![=:])[^;\n=]*;(.*)"),
+        _e(r"^[^=\n#:]*:(?![=:])[^;\n=]*;(.*)"),
         _e(r"^\t(.*)"),
     ),
     "hg": (
@@ -95,8 +95,13 @@ ESCAPES: dict[str, tuple[_Escape, ...]] = {
 }
 
 
+MAX_TEXT = 8 << 10  # characters of a command language or inline code read by patterns
+
+
 def read(language: str, text: str, program: str, how: str, depth: int = 0) -> list[Handed]:
     """The commands `text`, in `program`'s command language, runs."""
+    if len(text) > MAX_TEXT:
+        return [_too_long(program, how, text)]
     out: list[Handed] = []
     for pattern, kind in ESCAPES.get(language, ()):
         for m in pattern.finditer(text):
@@ -113,8 +118,16 @@ def read(language: str, text: str, program: str, how: str, depth: int = 0) -> li
     return out
 
 
+def _too_long(program: str, how: str, text: str) -> Handed:
+    why = f"{program} is given {len(text)} characters of code, more than ShellGate reads"
+    return Handed(program, how, runtime=why)
+
+
 def code_of(language: str, code: str, program: str, how: str) -> list[Handed]:
-    """Inline code in `language`, read by that language's reader."""
+    """Inline code in `language`, read by that language's reader (patterns read at most
+    MAX_TEXT characters; longer code is decided at run time)."""
+    if language != "python" and len(code) > MAX_TEXT:
+        return [_too_long(program, how, code)]
     if language == "python":
         from shellgate.shell.programs import python  # deferred: ast (~2 ms), for Python only
 

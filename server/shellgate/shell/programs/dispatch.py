@@ -62,6 +62,22 @@ def handed(
     if not words:
         return ()
     name = executable_name_lookup_key(words[0]) or words[0]
+    try:
+        return _handed(name, words, dynamic, env, git, stdin)
+    except (RecursionError, MemoryError, ValueError, LookupError, TypeError) as exc:
+        # a reader that fails fails closed: what the program runs is asked
+        why = f"ShellGate could not read what `{name}` runs ({type(exc).__name__})"
+        return (Handed(name, "its reading", runtime=why),)
+
+
+def _handed(
+    name: str,
+    words: tuple[str, ...],
+    dynamic: frozenset[int],
+    env: Environment,
+    git: GitFiles | None,
+    stdin: str | None,
+) -> tuple[Handed, ...]:
     program = row(name)
     out: list[Handed] = []
     family = _git_family() if name == "git" else None

@@ -62,6 +62,10 @@ def files_run(words: tuple[str, ...], written: Written) -> list[Handed]:
                       for n in names)  # fmt: skip
             if hit:
                 out += _read(name, text, lang, f"`{path}`, written earlier in this script")
+    if name == "git":  # configuration the script wrote (`printf '[alias]…' >> .git/config`)
+        from shellgate.shell.programs.git import read_written  # deferred: git's family (~1 ms)
+
+        out += read_written(words, frozenset(), written)
     return out
 
 
