@@ -118,6 +118,14 @@ def test_an_alias_applies_only_to_its_own_name_and_never_hides_a_git_command() -
     assert _read(["git", "-c", "alias.X.command=!rm x", "x"]) == ()  # case-sensitive there
 
 
+def test_an_alias_named_like_a_newer_git_command_is_judged_and_never_loops() -> None:
+    (h,) = _read(["git", "-c", "alias.switch=!rm x", "switch"])  # an alias to git before 2.23
+    assert h.shell == "rm x"
+    assert _read(["git", "-c", "alias.switch=switch -c", "switch", "b"]) == ()
+    (c,) = _read(["git", "-c", "alias.switch=checkout", "switch", "b"])
+    assert c.argv == ("git", "-c", "alias.switch=checkout", "checkout", "b")
+
+
 def test_a_run_time_subcommand_may_be_any_alias() -> None:
     handed = read(("git", "-c", "alias.x=!rm x", "$SUB"), frozenset({3}), {})
     assert _runs_rm(handed)

@@ -514,8 +514,8 @@ def _alias(
     if text.startswith("!"):
         return [Handed(PROGRAM, how, shell=text[1:] + tail)]
     expansion = split_cmdline(text)
-    if not expansion or not expansion[0]:
-        return []
+    if not expansion or not expansion[0] or expansion[0] == alias:
+        return []  # git refuses a recursive alias, or runs its own command of that name
     if not dynamic:
         return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
     # a word bash decides at run time keeps its source text, read again as such
