@@ -219,6 +219,15 @@ def test_a_file_or_directory_named_is_decided_at_run_time(key: str) -> None:
     assert h.runtime is not None and "./hooks" in h.runtime and h.shell is None
 
 
+def test_a_run_time_address_with_the_ext_transport_allowed_is_asked() -> None:
+    (h,) = read(("git", "-c", "protocol.ext.allow=always", "fetch", "$U"), frozenset({4}), {})
+    assert h.runtime is not None and "ext::" in h.runtime
+    (e,) = read(("git", "clone", "$U"), frozenset({2}), {"GIT_ALLOW_PROTOCOL": "file:ext"})
+    assert e.runtime is not None
+    assert read(("git", "fetch", "$U"), frozenset({2}), {}) == ()  # ext:: is never allowed else
+    assert read(("git", "-c", "protocol.ext.allow=never", "fetch", "$U"), frozenset({4}), {}) == ()
+
+
 def test_addresses_that_run_a_command() -> None:
     for words in (
         ["git", "-c", "remote.origin.url=ext::sh -c rm% x", "fetch"],

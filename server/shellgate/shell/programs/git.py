@@ -120,6 +120,9 @@ def read(
     if files is not None:
         placed = files.at(tuple(chdirs), git_dir) if chdirs or git_dir else files
         settings += _from_files(placed)
+    if sub is not None and any(i > sub for i in dynamic) and _ext_allowed(settings, env):
+        why = "git may run an ext:: address bash decides at run time (the ext transport is allowed)"
+        out.append(Handed(PROGRAM, "protocol.ext.allow", runtime=why))
     for setting in settings:
         found = _setting(setting, words, sub, dynamic)
         if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
@@ -388,6 +391,18 @@ def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> 
     if key is None:
         return [_Setting("?", None, "written by git config", runtime=True)]
     return [_Setting(key, words[v], "written by git config", v in dynamic, written=True)]
+
+
+def _ext_allowed(settings: list[_Setting], env: Environment) -> bool:
+    """Whether git is told to allow its `ext::` transport (never allowed by default)."""
+    allowed = env.get("GIT_ALLOW_PROTOCOL") if "GIT_ALLOW_PROTOCOL" in env else ""
+    if allowed is None or "ext" in allowed.split(":"):
+        return True
+    return any(
+        s.key in ("protocol.ext.allow", "protocol.allow")
+        and (s.runtime or (s.value or "").strip().lower() in ("always", "user"))
+        for s in settings
+    )
 
 
 def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
