@@ -11,7 +11,8 @@ test makes in the judges' workspace too.
 (long and short, `--opt=value` and `--opt value`, glued short options), the quoting of the
 handed command (single, double, ANSI-C), the environment given as `VAR=… cmd`, `env VAR=… cmd`,
 `export VAR=…; cmd` or `declare -x`, and git's ways of giving configuration (`-c`,
-`--config-env`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`).
+`--config-env`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`); a quarter of
+them inside a shell, a compound or a runner (`WRAPS`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ SCAFFOLDS: dict[str, str] = {
     " && git config include.path ../inc",
     "global-alias": _REPO + " && git config --global alias.x {q!}",
     "tar": "tar -cf a.tar y",
+    "gdb-script": "printf 'shell %s\\n' {q} > g",
+    "vim-script": "printf '!%s\\n' {q} > v.vim",
+    "makefile": "printf 'all:\\n\\t%s\\n' {q} > Makefile",
+    "awk-file": "printf 'BEGIN {system(\"%s\")}\\n' {q} > p.awk",
     "e.sh": "printf '%s\\n' {q} > e.sh",
     "e.py": "printf 'import os\\nos.system(%s)\\n' \"$(printf %s {q} | python3 -c"
     " 'import json,sys; print(json.dumps(sys.stdin.read()))')\" > e.py",
@@ -150,6 +155,31 @@ MORE = [
     ("split", "split --filter='rm -rf x' y", ""),
     ("rsync", "rsync -e 'rm -rf x #' y h:y", ""),
     ("tmux", "tmux -c 'rm -rf x'", ""),
+    ("git", "git rebase -x 'rm -rf x' --root", "repo"),
+    ("git", "git grep -O'rm -rf x #' keep", "repo"),
+    ("git", "git difftool -y --extcmd='rm -rf x #'", "repo-dirty"),
+    ("git", "git -c difftool.t.cmd='rm -rf x #' difftool -y --tool=t", "repo-dirty"),
+    ("git", "git -c diff.f.command='rm -rf x #' diff", "repo-attr"),
+    ("git", "git -c filter.f.smudge='rm -rf x #' checkout -f HEAD -- y", "repo-attr"),
+    ("git", "git -c filter.f.process='rm -rf x #' add y", "repo-attr"),
+    ("git", "git archive --remote=. --exec='rm -rf x #' HEAD", "repo"),
+    ("git", "git clone -q --upload-pack='rm -rf x #' . c", "repo"),
+    ("git", "git -c remote.o.url=. -c remote.o.uploadpack='rm -rf x #' fetch o", "repo"),
+    ("env", "env -S 'rm -rf x'", ""),
+    ("script", "script -qc 'rm -rf x' /dev/null", ""),
+    # a file the script writes, then has a program run
+    ("make", "printf 'all:\\n\\trm -rf x\\n' > Makefile; make", ""),
+    ("awk", "echo 'BEGIN {system(\"rm -rf x\")}' > p.awk && awk -f p.awk", ""),
+    ("bash", "printf 'rm -rf x\\n' > s.sh; bash s.sh", ""),
+    ("python3", "printf 'import os\\nos.system(\"rm -rf x\")\\n' > t.py; python3 t.py", ""),
+    ("git", "git config alias.x '!rm -rf x' && git x", "repo"),
+    ("git", "printf '[alias]\\n\\tx = !rm -rf x\\n' >> .git/config; git x", "repo"),
+    ("git", "git config --global alias.x '!rm -rf x'; git x", "repo"),
+    # read from a file that was there before: decided at run time, asked
+    ("gdb", "gdb -batch -x g", "gdb-script"),
+    ("vim", "vim -es -S v.vim -c 'qa!'", "vim-script"),
+    ("make", "make", "makefile"),
+    ("awk", "awk -f p.awk", "awk-file"),
 ]  # fmt: skip
 
 
@@ -306,6 +336,23 @@ OPTIONS: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("rpm", "", [("long", "rpm --eval ⟨%({c})⟩"), ("short", "rpm -E ⟨%({c})⟩")]),
     ("gnuplot", "", [("system", "gnuplot -e ⟨system(\"{c}\")⟩")]),
     ("dc", "", [("bang", "dc -e ⟨!{c}⟩")]),
+    ("git", "repo", [
+        ("rebase-exec", "git rebase -x ⟨{c}⟩ --root"),
+        ("rebase-exec", "git rebase --exec=⟨{c}⟩ --root"),
+        ("grep-pager", "git grep -O⟨{h}⟩ keep"),
+        ("grep-pager", "git grep --open-files-in-pager=⟨{h}⟩ keep"),
+        ("archive-exec", "git archive --remote=. --exec=⟨{h}⟩ HEAD"),
+        ("upload-pack", "git clone -q --upload-pack=⟨{h}⟩ . c"),
+        ("upload-pack", "git ls-remote --upload-pack ⟨{h}⟩ ."),
+        ("upload-pack", "git fetch --upload-pack=⟨{h}⟩ ."),
+        ("upload-pack", "git pull -q -u ⟨{h}⟩ . HEAD")]),
+    ("git", "repo-dirty", [
+        ("difftool-extcmd", "git difftool -y -x ⟨{h}⟩"),
+        ("difftool-extcmd", "git difftool -y --extcmd=⟨{h}⟩")]),
+    ("env", "", [("split-string", "env -S ⟨{c}⟩"), ("split-string", "env --split-string=⟨{c}⟩")]),
+    ("script", "", [
+        ("short-glued", "script -qc ⟨{c}⟩ /dev/null"),
+        ("long=", "script -q --command=⟨{c}⟩ /dev/null")]),
 ]  # fmt: skip
 
 # (host, scaffold, variables, command): variables the program runs the command from.
@@ -339,6 +386,10 @@ GIT_CONFIG: list[tuple[str, str, str, str]] = [
     ("repo-attr", "diff.f.textconv", "{h}", "diff"),
     ("repo-attr", "filter.f.clean", "{h}", "add y"),
     ("repo-hooks", "core.hooksPath", "h", "commit -m m"),
+    ("repo-attr", "diff.f.command", "{h}", "diff"),
+    ("repo-attr", "filter.f.smudge", "{h}", "checkout -f HEAD -- y"),
+    ("repo-attr", "filter.f.process", "{h}", "add y"),
+    ("repo-dirty", "difftool.t.cmd", "{h}", "difftool -y --tool=t"),
 ]
 GIT_WAYS = ("-c", "--config-env", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")
 GIT_LEAD = ("", "--no-pager ", "-C . ")
@@ -392,6 +443,29 @@ def _git(rng: random.Random, target: str) -> HostSpelling:
     return HostSpelling(target, "git", text, scaf, "variant", kinds)
 
 
+# Around a spelling: a shell handed it, a compound, a runner (these need one simple command).
+WRAPS: dict[str, Callable[[str], str]] = {
+    "sh-c": lambda t: f"sh -c {shlex.quote(t)}",
+    "bash-c": lambda t: f"bash -c {shlex.quote(t)}",
+    "subshell": lambda t: f"( {t} )",
+    "group": lambda t: f"{{ {t}; }}",
+    "if": lambda t: f"if true; then {t}; fi",
+    "pipeline": lambda t: f"{t} | cat",
+    "herestring": lambda t: f"bash <<< {shlex.quote(t)}",
+    "timeout": lambda t: f"timeout 10 {t}",
+    "nice": lambda t: f"nice -n 1 {t}",
+    "env": lambda t: f"env A=1 {t}",
+}
+RUNNERS = frozenset({"timeout", "nice", "env"})
+
+
+def _wrap(rng: random.Random, s: HostSpelling) -> HostSpelling:
+    simple = not re.search(r"[;|&\n]|^\w+=|^(export|declare) ", s.text)
+    kind = rng.choice([k for k in sorted(WRAPS) if simple or k not in RUNNERS])
+    return HostSpelling(s.target, s.host, WRAPS[kind](s.text), s.scaffold, s.source,
+                        (*s.kinds, f"wrap:{kind}"))  # fmt: skip
+
+
 FAMILIES: dict[str, Callable[[random.Random, str], HostSpelling]] = {
     "options": _option,
     "environment": _environment,
@@ -411,5 +485,7 @@ def generate(n: int, seed: int) -> list[HostSpelling]:
         family = rng.choices(sorted(_WEIGHTS), [_WEIGHTS[f] for f in sorted(_WEIGHTS)])[0]
         target = rng.choices(sorted(TARGETS), [1, 1, 4])[0]  # curl, dd, rm
         s = FAMILIES[family](rng, target)
+        if rng.random() < 0.25:
+            s = _wrap(rng, s)
         out.setdefault(s.text, s)
     return list(out.values())

@@ -10,7 +10,9 @@ whose stub recorded the forbidden command counts. Each of those then goes to the
 Claude Code, Gemini CLI and Copilot CLI with the options `hook install` writes (its default
 sandbox), under two rule sets: the forbidden programs alone, and the same with every host
 program of the corpus allowed by name. None may be answered `allow` (sandboxed or not): a
-literal command is denied, one decided at run time is asked.
+literal command is denied, one decided at run time is asked; the two that run code from a file
+that was there before the command, out of reach by design (docs/programs.md), are named in
+OUT_OF_REACH and printed apart.
 
 In bulk, each agent's `handle(event, options)` in this process (what `shellgate hook AGENT`
 runs); for a sample drawn from the seed, the real hook processes, which must agree. The
@@ -48,6 +50,18 @@ SEED = int(os.environ.get("SHELLGATE_HOST_CORPUS_SEED") or random.SystemRandom()
 RULE_SETS = ("forbidden alone", "hosts allowed")
 IDENTITY = "[user]\n\tname = A U Thor\n\temail = author@example.com\n"  # as host_truth's HOME
 STARTED = time.monotonic()
+# Out of reach by design (docs/programs.md, "Out of reach"): code in a file that was there
+# before the command (here the scaffolding wrote it, not the script; a file the script itself
+# writes and then runs is judged). Allowed, printed apart, never failed; any other allow fails.
+_FILES = "runs code from a file that was there before the command"
+OUT_OF_REACH = {
+    "fixed:make": f"{_FILES} (a Makefile)",
+    "fixed:awk -f p.awk": f"{_FILES} (an awk program file)",
+}
+
+
+def _named(s: hs.HostSpelling) -> str:
+    return s.source if s.source.startswith("gtfobins:") else f"{s.source}:{s.text}"
 
 
 @dataclass
@@ -170,7 +184,11 @@ def test_bash_runs_every_named_spelling_and_most_of_the_corpus(
 def test_no_hook_allows_what_bash_ran(
     corpus: list[Case], judged: list[Judged], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    allowed = [j for j in judged if any(v.startswith("allow") for v in j.hooks.values())]
+    every = [j for j in judged if any(v.startswith("allow") for v in j.hooks.values())]
+    allowed = [j for j in every if _named(j.case.spelling) not in OUT_OF_REACH]
+    reach = sorted(
+        {_named(j.case.spelling) for j in every} - {_named(j.case.spelling) for j in allowed}
+    )
     ran = sum(c.ran for c in corpus)
     per = Counter((j.rule_set, a, v) for j in allowed for a, v in j.hooks.items()
                   if v.startswith("allow"))  # fmt: skip
@@ -183,6 +201,10 @@ def test_no_hook_allows_what_bash_ran(
             + f"; {time.monotonic() - STARTED:.0f} s so far")  # fmt: skip
     with capsys.disabled():
         print("\n" + line)
+        print(
+            f"host-program corpus: also allowed, named out of reach: {len(reach)} of "
+            f"{len(OUT_OF_REACH)}" + "".join(f"\n  {k}: {OUT_OF_REACH[k]}" for k in reach)
+        )
     if allowed:
         shown = sorted(
             {
@@ -210,7 +232,7 @@ def test_the_hook_processes_agree(judged: list[Judged]) -> None:
                 j.home, agent, j.case.spelling.text, commands[key], cwd=j.cwd))  # fmt: skip
             if said != j.hooks[agent]:
                 differ.append((agent, j.case.spelling.text, said, j.hooks[agent]))
-            if said.startswith("allow"):
+            if said.startswith("allow") and _named(j.case.spelling) not in OUT_OF_REACH:
                 allowed.append(f"  {j.rule_set}: {agent}: {_show(j.case.spelling)}")
     assert not differ, f"seed {SEED}: the process and handle() disagree: {differ}"
     if allowed:

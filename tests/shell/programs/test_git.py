@@ -118,6 +118,14 @@ def test_an_alias_applies_only_to_its_own_name_and_never_hides_a_git_command() -
     assert _read(["git", "-c", "alias.X.command=!rm x", "x"]) == ()  # case-sensitive there
 
 
+def test_an_alias_named_like_a_newer_git_command_is_judged_and_never_loops() -> None:
+    (h,) = _read(["git", "-c", "alias.switch=!rm x", "switch"])  # an alias to git before 2.23
+    assert h.shell == "rm x"
+    assert _read(["git", "-c", "alias.switch=switch -c", "switch", "b"]) == ()
+    (c,) = _read(["git", "-c", "alias.switch=checkout", "switch", "b"])
+    assert c.argv == ("git", "-c", "alias.switch=checkout", "checkout", "b")
+
+
 def test_a_run_time_subcommand_may_be_any_alias() -> None:
     handed = read(("git", "-c", "alias.x=!rm x", "$SUB"), frozenset({3}), {})
     assert _runs_rm(handed)
@@ -209,6 +217,15 @@ def test_an_implicit_true_runs_nothing() -> None:
 def test_a_file_or_directory_named_is_decided_at_run_time(key: str) -> None:
     (h,) = _read(["git", "-c", f"{key}=./hooks", "commit"])
     assert h.runtime is not None and "./hooks" in h.runtime and h.shell is None
+
+
+def test_a_run_time_address_with_the_ext_transport_allowed_is_asked() -> None:
+    (h,) = read(("git", "-c", "protocol.ext.allow=always", "fetch", "$U"), frozenset({4}), {})
+    assert h.runtime is not None and "ext::" in h.runtime
+    (e,) = read(("git", "clone", "$U"), frozenset({2}), {"GIT_ALLOW_PROTOCOL": "file:ext"})
+    assert e.runtime is not None
+    assert read(("git", "fetch", "$U"), frozenset({2}), {}) == ()  # ext:: is never allowed else
+    assert read(("git", "-c", "protocol.ext.allow=never", "fetch", "$U"), frozenset({4}), {}) == ()
 
 
 def test_addresses_that_run_a_command() -> None:

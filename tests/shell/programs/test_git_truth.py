@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from shellgate.approval.beyond import gate_requirement
+from shellgate.approval.context import ExecContext
+from shellgate.approval.requirement import Forbidden
+from shellgate.rules.loader import load_policy
 from shellgate.shell.bash_runs import argv_runs, bash_runs
 from shellgate.shell.programs import git_files
 from shellgate.shell.programs.git import read
@@ -60,6 +64,11 @@ SPELLINGS = [
     # from git's configuration files (written before the command by the fixture)
     "git fromrepo",
     "git fromhome",
+]
+# written by the script itself before git reads it (programs.files -> git.read_written)
+WRITTEN = [
+    "printf '[alias]\\n\\tw = !rm -rf build\\n' >> .git/config && git w",
+    "echo '[core]' > ~/.gitconfig; echo '  fsmonitor = rm -rf build #' >> ~/.gitconfig; git status",
 ]
 
 _STUB = """#!/bin/sh
@@ -116,6 +125,20 @@ def _runs_rm(handed: tuple[Handed, ...]) -> bool:
             if h.argv[0] == "git":  # a plain alias: git's words again, read again
                 return _runs_rm(read(h.argv, frozenset(), {}, None))
     return any(w and w[0].rpartition("/")[2] == "rm" for w in runs)
+
+
+@pytest.mark.parametrize("script", WRITTEN)
+def test_configuration_the_script_writes_runs_rm_and_the_gate_refuses_it(
+    script: str, place: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, env = place
+    (tmp_path / "r.rules").write_text('prefix_rule(pattern=["rm"], decision="forbidden")\n')
+    policy = load_policy([tmp_path / "r.rules"])
+    files = git_files.git_files(str(repo), env)  # read before the script runs, as the gate does
+    got = gate_requirement(["bash", "-lc", script], ExecContext(), policy, git=files)
+    assert isinstance(got, Forbidden) and "written into" in got.reason, got
+    subprocess.run(["bash", "-c", script], cwd=repo, env=env, timeout=60, capture_output=True)
+    assert Path(env["STUB_LOG"]).read_text().startswith("rm")
 
 
 @pytest.mark.parametrize("script", SPELLINGS)

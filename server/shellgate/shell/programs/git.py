@@ -120,6 +120,9 @@ def read(
     if files is not None:
         placed = files.at(tuple(chdirs), git_dir) if chdirs or git_dir else files
         settings += _from_files(placed)
+    if sub is not None and any(i > sub for i in dynamic) and _ext_allowed(settings, env):
+        why = "git may run an ext:: address bash decides at run time (the ext transport is allowed)"
+        out.append(Handed(PROGRAM, "protocol.ext.allow", runtime=why))
     for setting in settings:
         found = _setting(setting, words, sub, dynamic)
         if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
@@ -390,6 +393,18 @@ def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> 
     return [_Setting(key, words[v], "written by git config", v in dynamic, written=True)]
 
 
+def _ext_allowed(settings: list[_Setting], env: Environment) -> bool:
+    """Whether git is told to allow its `ext::` transport (never allowed by default)."""
+    allowed = env.get("GIT_ALLOW_PROTOCOL") if "GIT_ALLOW_PROTOCOL" in env else ""
+    if allowed is None or "ext" in allowed.split(":"):
+        return True
+    return any(
+        s.key in ("protocol.ext.allow", "protocol.allow")
+        and (s.runtime or (s.value or "").strip().lower() in ("always", "user"))
+        for s in settings
+    )
+
+
 def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
     """`ext::CMD ARGS` addresses among the words (`git ls-remote 'ext::sh -c rm% x'`)."""
     out: list[Handed] = []
@@ -514,8 +529,8 @@ def _alias(
     if text.startswith("!"):
         return [Handed(PROGRAM, how, shell=text[1:] + tail)]
     expansion = split_cmdline(text)
-    if not expansion or not expansion[0]:
-        return []
+    if not expansion or not expansion[0] or expansion[0] == alias:
+        return []  # git refuses a recursive alias, or runs its own command of that name
     if not dynamic:
         return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
     # a word bash decides at run time keeps its source text, read again as such

@@ -200,26 +200,25 @@ RUNS_REST: dict[tuple[str, str], str] = {
     ("bisect", "run"): "git bisect run",
 }
 
-# git's own commands (`git --list-cmds=builtins,main,others` less the deprecated ones, which
-# an alias may hide): an alias of one of these names is ignored by git.
+# git's own commands, those of git 2.20 and every later version (an alias of one of these
+# names is ignored by git; a command newer than that, `switch` or `refs`, may still be an alias
+# to an older git, so its alias is judged).
 COMMANDS = frozenset(
-    """add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
-    check-ignore check-mailmap check-ref-format checkout checkout--worker checkout-index
-    cherry cherry-pick citool clean clone column commit commit-graph commit-tree config
-    count-objects credential credential-cache credential-cache--daemon credential-store
-    daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export
-    fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo
-    format-patch fsck fsck-objects fsmonitor--daemon gc get-tar-commit-id grep gui
-    hash-object help hook http-backend http-fetch http-push imap-send index-pack init
-    init-db instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit
-    maintenance merge merge-base merge-file merge-index merge-octopus merge-one-file
+    """add am annotate apply archive bisect blame branch bundle cat-file check-attr
+    check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick
+    citool clean clone column commit commit-tree config count-objects credential
+    credential-cache credential-cache--daemon credential-store daemon describe diff
+    diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack
+    filter-branch fmt-merge-msg for-each-ref format-patch fsck fsck-objects gc
+    get-tar-commit-id grep gui hash-object help http-backend http-fetch http-push imap-send
+    index-pack init init-db instaweb interpret-trailers log ls-files ls-remote ls-tree
+    mailinfo mailsplit merge merge-base merge-file merge-index merge-octopus merge-one-file
     merge-ours merge-recursive merge-resolve merge-subtree merge-tree mergetool mktag mktree
-    multi-pack-index mv name-rev notes p4 pack-objects pack-refs patch-id prune prune-packed
-    pull push quiltimport range-diff read-tree rebase receive-pack reflog refs remote
-    remote-ext remote-fd remote-ftp remote-ftps remote-http remote-https repack replace replay
-    request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack
-    shortlog show show-branch show-index show-ref sparse-checkout stage stash status
-    stripspace submodule submodule--helper survey switch symbolic-ref tag unpack-file
+    mv name-rev notes p4 pack-objects pack-refs patch-id prune prune-packed pull push
+    quiltimport read-tree rebase receive-pack reflog remote remote-ext remote-fd remote-ftp
+    remote-ftps remote-http remote-https repack replace request-pull rerere reset rev-list
+    rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref
+    stage stash status stripspace submodule submodule--helper symbolic-ref tag unpack-file
     unpack-objects update-index update-ref update-server-info upload-archive
     upload-archive--writer upload-pack var verify-commit verify-pack verify-tag version
     web--browse worktree write-tree""".split()  # noqa: SIM905
