@@ -6,69 +6,48 @@ environment (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`,
 `GIT_CONFIG_PARAMETERS`), in git's configuration files (`files`, read by `git_files`), from
 git's own variables (`GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`, ...), from its subcommands'
 options (`--upload-pack`, `rebase --exec`, ...), `ext::` addresses, and the alias it runs. The
-keys, variables and options are data (`git_keys`). Stricter than git where that is simpler:
-every command-valued key given is judged whichever subcommand runs (a literal value of an
-ordinary program costs no question: the rules allow it or it runs in the sandbox), every value
-of a key, not only the last, and every conditional include. Keys from files that name files
+keys, variables and options are data (`git_keys`); what each value runs is `git_values`.
+Stricter than git where that is simpler: every command-valued key given is judged whichever
+subcommand runs (a literal value of an ordinary program costs no question: the rules allow it
+or it runs in the sandbox), every value of a key, not only the last, and every conditional
+include. Keys from files that name files
 or directories (`core.hooksPath`, `include.path`) are followed by `git_files` or left out of
 reach: code in files written earlier is not judged (docs/programs-git.md). Pure.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from shellgate.shell.programs.git_format import parse_config
 from shellgate.shell.programs.git_keys import (
-    COMMANDS,
     ENVIRONMENT,
     GLUED_ONLY,
-    NOWHERE,
     OPTIONS,
     RUNS_REST,
     SHORT_VALUED,
     Kind,
     key_kind,
 )
+from shellgate.shell.programs.git_values import (
+    PROGRAM,
+    Setting,
+    ext,
+    idle,
+    setting_runs,
+    shell_words,
+    value_runs,
+)
 from shellgate.shell.programs.git_words import (
     canonical_key,
     config_pair,
     config_parameters,
-    ext_argv,
-    is_bool,
-    quote,
-    split_cmdline,
 )
 from shellgate.shell.programs.handed import Environment, GitFiles, Handed
 
-PROGRAM = "git"
-_ARGS = ' "$@"'  # git runs a shell command as `sh -c 'CMD "$@"' CMD ARGS...`
 _VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
                      "--super-prefix", "--attr-source", "--list-cmds"})  # fmt: skip
-
-
-class _Setting:
-    """One configuration value given to git: `key` canonical (`?` unknown), `value` None for an
-    implicit true, `where` for the reason ("set by -c", "from /repo/.git/config:3"); `runtime`
-    bash decides the value (or the key); `from_file` read from git's files; `written` by `git
-    config KEY VALUE` (an alias of any name may run later). A plain class: a dataclass costs
-    a millisecond at every hook start that meets git."""
-
-    __slots__ = ("from_file", "key", "runtime", "value", "where", "written")
-
-    def __init__(
-        self,
-        key: str,
-        value: str | None,
-        where: str,
-        runtime: bool = False,
-        from_file: bool = False,
-        written: bool = False,
-    ) -> None:
-        self.key, self.value, self.where = key, value, where
-        self.runtime, self.from_file, self.written = runtime, from_file, written
 
 
 def read(
@@ -79,7 +58,7 @@ def read(
 ) -> tuple[Handed, ...]:
     """Every command the git command `words` may run (see the module)."""
     words = tuple(words)
-    settings: list[_Setting] = []
+    settings: list[Setting] = []
     out: list[Handed] = []
     chdirs: list[str] = []
     git_dir = env.get("GIT_DIR") if "GIT_DIR" in env else None
@@ -109,7 +88,7 @@ def read(
         elif name == "--git-dir" and not runtime:
             git_dir = value
         elif name == "--exec-path":
-            out += _handed(Kind.PATH, value, "--exec-path, the directory of git's programs",
+            out += value_runs(Kind.PATH, value, "--exec-path, the directory of git's programs",
                            runtime)  # fmt: skip
     settings += _environment_config(env)
     out += _environment(env)
@@ -124,22 +103,11 @@ def read(
         why = "git may run an ext:: address bash decides at run time (the ext transport is allowed)"
         out.append(Handed(PROGRAM, "protocol.ext.allow", runtime=why))
     for setting in settings:
-        found = _setting(setting, words, sub, dynamic)
+        found = setting_runs(setting, words, sub, dynamic)
         if setting.from_file or setting.written:  # only ever stricter (handed.Handed)
             found = [replace(h, configured=True) for h in found]
         out += found
-    return tuple(dict.fromkeys(_idle(h) for h in out))
-
-
-# What agents set to keep git from waiting on a person (`GIT_EDITOR=true git rebase
-# --continue`, `GIT_PAGER=cat git log`, `GIT_SEQUENCE_EDITOR=:`): judged by the rules as any
-# command, but never a reason to move an allowed git into the sandbox.
-_IDLE = re.compile(r'(true|:|cat|false)( "\$@")?')
-
-
-def _idle(handed: Handed) -> Handed:
-    idle = handed.shell is not None and _IDLE.fullmatch(handed.shell.strip())
-    return replace(handed, configured=True) if idle else handed
+    return tuple(dict.fromkeys(idle(h) for h in out))
 
 
 def read_written(
@@ -165,8 +133,8 @@ def read_written(
                 why = f"git reads `{path}`, which this script writes with a line git rejects"
                 out.append(Handed(PROGRAM, f"configuration {where}", runtime=why))
                 break
-            out += _setting(_Setting(key, value, where), words, sub, dynamic)
-    return tuple(dict.fromkeys(_idle(h) for h in out))
+            out += setting_runs(Setting(key, value, where), words, sub, dynamic)
+    return tuple(dict.fromkeys(idle(h) for h in out))
 
 
 _CONFIG_NAMES = (".gitconfig", "gitconfig", ".gitmodules")
@@ -204,62 +172,62 @@ def _subcommand_index(words: tuple[str, ...]) -> int | None:
 # --- where configuration is given -----------------------------------------------------------
 
 
-def _given(word: str, runtime: bool, where: str) -> list[_Setting]:
+def _given(word: str, runtime: bool, where: str) -> list[Setting]:
     """One `KEY=VALUE` word of `-c` (or `clone -c`); one bash decides at run time is judged
     by the key it names literally, if any (`-c "color.ui=$C"` runs nothing)."""
     if runtime:
         literal = word.lstrip("\"'").partition("=")
         key = canonical_key(literal[0]) if literal[1] and "$" not in literal[0] else None
-        return [_Setting(key or "?", None, where, runtime=True)]
+        return [Setting(key or "?", None, where, runtime=True)]
     pair = config_pair(word)
-    return [] if pair is None else [_Setting(pair[0], pair[1], where)]
+    return [] if pair is None else [Setting(pair[0], pair[1], where)]
 
 
-def _config_env(word: str, runtime: bool, env: Environment) -> list[_Setting]:
+def _config_env(word: str, runtime: bool, env: Environment) -> list[Setting]:
     """`--config-env=KEY=VAR`: the value of the variable VAR git is given."""
     key, _, var = word.rpartition("=")
     canonical = canonical_key(key)
     if runtime or canonical is None:
-        return [_Setting(canonical or "?", None, "set by --config-env", runtime=True)]
+        return [Setting(canonical or "?", None, "set by --config-env", runtime=True)]
     where = f"set by --config-env from {var}"
     value = env.get(var)
     if value is None:  # from the environment git inherits, or decided at run time
-        return [_Setting(canonical, None, where, runtime=True)]
-    return [_Setting(canonical, value, where)]
+        return [Setting(canonical, None, where, runtime=True)]
+    return [Setting(canonical, value, where)]
 
 
-def _environment_config(env: Environment) -> list[_Setting]:
+def _environment_config(env: Environment) -> list[Setting]:
     """`GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, and
     `GIT_CONFIG_PARAMETERS`."""
-    found: list[_Setting] = []
+    found: list[Setting] = []
     if "GIT_CONFIG_COUNT" in env:
         count = env["GIT_CONFIG_COUNT"]
         where = "set by GIT_CONFIG_COUNT"
         if count is None or not count.strip().isdigit():
             keys = [k for k in env if k.startswith("GIT_CONFIG_KEY_")]
-            found.append(_Setting("?", None, where, runtime=True))
+            found.append(Setting("?", None, where, runtime=True))
             count = str(len(keys) + 1)
         for n in range(min(int(count), 1000)):
             key, value = env.get(f"GIT_CONFIG_KEY_{n}"), env.get(f"GIT_CONFIG_VALUE_{n}")
             canonical = canonical_key(key) if key is not None else None
             if canonical is None:
                 if f"GIT_CONFIG_KEY_{n}" in env:
-                    found.append(_Setting("?", None, where, runtime=True))
+                    found.append(Setting("?", None, where, runtime=True))
                 continue
-            found.append(_Setting(canonical, value, where, runtime=value is None))
+            found.append(Setting(canonical, value, where, runtime=value is None))
     if "GIT_CONFIG_PARAMETERS" in env:
         text = env["GIT_CONFIG_PARAMETERS"]
         where = "set by GIT_CONFIG_PARAMETERS"
         pairs = config_parameters(text) if text is not None else None
         if text is None or (pairs is None and text.strip()):
-            found.append(_Setting("?", None, where, runtime=True))
-        found += [_Setting(k, v, where) for k, v in pairs or ()]
+            found.append(Setting("?", None, where, runtime=True))
+        found += [Setting(k, v, where) for k, v in pairs or ()]
     return found
 
 
-def _from_files(files: GitFiles) -> list[_Setting]:
+def _from_files(files: GitFiles) -> list[Setting]:
     return [
-        _Setting(key, value, f"from {origin}", from_file=True)
+        Setting(key, value, f"from {origin}", from_file=True)
         for (key, value), origin in zip(files.items(), files.origins(), strict=False)
         if key == "?" or key_kind(key) is not None
     ]
@@ -270,7 +238,7 @@ def _environment(env: Environment) -> list[Handed]:
     for var, (kind, how) in ENVIRONMENT.items():
         if var in env:
             value = env[var]
-            out += _handed(kind, value or "", how, value is None)
+            out += value_runs(kind, value or "", how, value is None)
     return out
 
 
@@ -279,11 +247,11 @@ def _environment(env: Environment) -> list[Handed]:
 
 def _subcommand(
     words: tuple[str, ...], sub: int, dynamic: frozenset[int], out: list[Handed]
-) -> list[_Setting]:
+) -> list[Setting]:
     """The options of the subcommand at `sub` that run commands (into `out`), and the
     configuration it sets (`clone -c`) or writes (`git config KEY VALUE`)."""
     name = words[sub]
-    settings: list[_Setting] = []
+    settings: list[Setting] = []
     if name == "config":
         return _config_write(words, sub, dynamic)
     options = OPTIONS.get(name, {})
@@ -319,7 +287,7 @@ def _subcommand(
         if option == "-c":
             settings += _given(value, at in dynamic, "set by clone -c")
         else:
-            out += _handed(options[option], value, f"git {name} {option}", at in dynamic)
+            out += value_runs(options[option], value, f"git {name} {option}", at in dynamic)
     for (first, second), how in RUNS_REST.items():
         if name == first:
             out += _runs_rest(words, sub, second, how, dynamic)
@@ -356,7 +324,7 @@ def _runs_rest(
         return []
     if i in dynamic:
         return [Handed(PROGRAM, how, runtime=f"`{how}` runs a command bash builds at run time")]
-    return [Handed(PROGRAM, how, shell=words[i] + _args(words[i + 1 :], i + 1, dynamic))]
+    return [Handed(PROGRAM, how, shell=words[i] + shell_words(words[i + 1 :], i + 1, dynamic))]
 
 
 _CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment",
@@ -367,7 +335,7 @@ _CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch
                            "unset", "rename-section", "remove-section", "edit"})  # fmt: skip
 
 
-def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> list[_Setting]:
+def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> list[Setting]:
     """`git config [--global] KEY VALUE`, `git config set KEY VALUE`: the value written,
     judged as if given (it runs with the next git command, maybe in the same script)."""
     positional: list[int] = []
@@ -389,11 +357,11 @@ def _config_write(words: tuple[str, ...], sub: int, dynamic: frozenset[int]) -> 
     k, v = positional[:2]
     key = canonical_key(words[k]) if k not in dynamic else None
     if key is None:
-        return [_Setting("?", None, "written by git config", runtime=True)]
-    return [_Setting(key, words[v], "written by git config", v in dynamic, written=True)]
+        return [Setting("?", None, "written by git config", runtime=True)]
+    return [Setting(key, words[v], "written by git config", v in dynamic, written=True)]
 
 
-def _ext_allowed(settings: list[_Setting], env: Environment) -> bool:
+def _ext_allowed(settings: list[Setting], env: Environment) -> bool:
     """Whether git is told to allow its `ext::` transport (never allowed by default)."""
     allowed = env.get("GIT_ALLOW_PROTOCOL") if "GIT_ALLOW_PROTOCOL" in env else ""
     if allowed is None or "ext" in allowed.split(":"):
@@ -411,135 +379,5 @@ def _addresses(words: tuple[str, ...], dynamic: frozenset[int]) -> list[Handed]:
     for i, word in enumerate(words[1:], 1):
         url = word.split("=", 1)[-1] if word.startswith("--") else word  # `--remote=ext::…`
         if i not in dynamic and url.startswith("ext::"):
-            out += _ext(url, f"the ext:: address `{url}`")
+            out += ext(url, f"the ext:: address `{url}`")
     return out
-
-
-def _ext(url: str, how: str) -> list[Handed]:
-    argv = ext_argv(url)
-    return [] if argv is None else [Handed(PROGRAM, how, argv=tuple(argv))]
-
-
-# --- what a setting runs -------------------------------------------------------------------
-
-
-def _setting(
-    setting: _Setting, words: tuple[str, ...], sub: int | None, dynamic: frozenset[int]
-) -> list[Handed]:
-    key = setting.key
-    if setting.from_file and key == "?":
-        why = f"git stops at a line of its configuration ShellGate cannot read ({setting.where})"
-        return [Handed(PROGRAM, f"configuration {setting.where}", runtime=why)]
-    if setting.runtime and key == "?":
-        return [Handed(PROGRAM, f"configuration {setting.where}",
-                       runtime="git is given configuration bash decides at run time")]  # fmt: skip
-    found = key_kind(key)
-    if found is None:
-        return []
-    kind, spelled = found
-    if kind is Kind.ALIAS:
-        return _alias(setting, words, sub, dynamic)
-    if kind is Kind.PATH and setting.from_file:
-        return []  # followed by git_files (includes) or out of reach (hooks written earlier)
-    how = f"{_shown(key, spelled)}, {setting.where}"
-    if kind is Kind.URL_SUB:
-        sub_text = key.split(".", 1)[1].rpartition(".")[0]
-        return _ext(sub_text, how)
-    if setting.value is None:
-        if setting.runtime:
-            why = f"git runs `{spelled}`, which bash decides at run time"
-            return [Handed(PROGRAM, how, runtime=why)]
-        return []  # an implicit true: no command
-    return _handed(kind, setting.value, how, setting.runtime)
-
-
-def _shown(key: str, spelled: str) -> str:
-    """The key as documented, with its own subsection or variable (`diff.foo.command`)."""
-    doc = spelled.split(".")
-    if len(doc) == 3:
-        sub = key.split(".", 1)[1].rpartition(".")[0]
-        return f"{doc[0]}.{sub}.{doc[2]}"
-    return spelled if doc[1] != "*" else key
-
-
-def _handed(kind: Kind, value: str, how: str, runtime: bool) -> list[Handed]:
-    """What a value of `kind` runs."""
-    if runtime:
-        why = f"git runs a command bash decides at run time ({how})"
-        return [Handed(PROGRAM, how, runtime=why)]
-    text = value.strip()
-    if kind is Kind.PATH:
-        if text in NOWHERE:
-            return []
-        return [Handed(PROGRAM, how, runtime=f"git runs what it finds in `{value}` ({how})")]
-    if kind is Kind.URL:
-        return _ext(text, how)
-    if kind in (Kind.PAGER, Kind.MONITOR) and is_bool(text):
-        return []
-    if kind is Kind.BANG:
-        return [Handed(PROGRAM, how, shell=text[1:] + _ARGS)] if text.startswith("!") else []
-    if kind is Kind.HELPER:
-        if not text:
-            return []
-        if text.startswith("!"):
-            return [Handed(PROGRAM, how, shell=text[1:] + _ARGS)]
-        command = text if text.startswith("/") else f"git credential-{text}"
-        return [Handed(PROGRAM, how, shell=command + _ARGS)]
-    if kind is Kind.SPLIT:
-        argv = split_cmdline(text)
-        return [Handed(PROGRAM, how, argv=tuple(argv))] if argv and argv[0] else []
-    if kind in (Kind.PROGRAM, Kind.PROXY, Kind.SMTP):
-        if kind is Kind.PROXY:
-            text = text.split(" for ", 1)[0].strip()
-            if text == "none":
-                return []
-        if not text or (kind is Kind.SMTP and not text.startswith("/")):
-            return []
-        return [Handed(PROGRAM, how, shell=quote(text) + _ARGS)]
-    if not text:
-        return []
-    shell = value if kind in (Kind.SCRIPT, Kind.PAGER) else value + _ARGS
-    return [Handed(PROGRAM, how, shell=shell)]
-
-
-def _alias(
-    setting: _Setting, words: tuple[str, ...], sub: int | None, dynamic: frozenset[int]
-) -> list[Handed]:
-    """The alias git runs for the subcommand at `sub`, if `setting` defines it: `!CMD` runs
-    `sh -c 'CMD "$@"' CMD ARGS...`; anything else is more of git's words, read again."""
-    key = setting.key
-    _, _, rest = key.partition(".")
-    named, _, variable = rest.rpartition(".")
-    alias = named if named else variable  # `alias.<name>.command`, else `alias.<name>`
-    if setting.written:  # it runs later, with words of its own
-        sub, words, dynamic = 1, words[:1], frozenset()
-    elif sub is None:
-        return []
-    elif sub not in dynamic:
-        given = words[sub]
-        if given in COMMANDS or (given != alias if named else given.lower() != alias):
-            return []
-    how = f"alias `{alias}`, {setting.where}"
-    if setting.runtime:
-        return [Handed(PROGRAM, how, runtime="git runs an alias bash decides at run time")]
-    if setting.value is None:
-        return []
-    text = setting.value.strip()
-    tail = _args(words[sub + 1 :], sub + 1, dynamic)
-    if text.startswith("!"):
-        return [Handed(PROGRAM, how, shell=text[1:] + tail)]
-    expansion = split_cmdline(text)
-    if not expansion or not expansion[0] or expansion[0] == alias:
-        return []  # git refuses a recursive alias, or runs its own command of that name
-    if not dynamic:
-        return [Handed(PROGRAM, how, argv=(*words[:sub], *expansion, *words[sub + 1 :]))]
-    # a word bash decides at run time keeps its source text, read again as such
-    head = _args(words[:sub], 0, dynamic).lstrip()
-    return [Handed(PROGRAM, how, shell=f"{head} {' '.join(quote(w) for w in expansion)}{tail}")]
-
-
-def _args(rest: Sequence[str], start: int, dynamic: frozenset[int]) -> str:
-    """Words as shell source: literal ones quoted, one bash decides at run time as its own
-    source text (so that it is read again as run-time)."""
-    quoted = (w if start + k in dynamic else quote(w) for k, w in enumerate(rest))
-    return "".join(" " + w for w in quoted)
