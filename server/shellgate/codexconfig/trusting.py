@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from shellgate.config_edit import Backup, parse_toml, save
+from shellgate.config_edit import parse_toml, save
 
 
 @dataclass(frozen=True)
@@ -55,5 +55,5 @@ def trust_folder(codex_home: Path, folder: Path) -> Trusted:
             body = 'trust_level = "trusted"\n' + body
         new = text[:body_start] + body + text[body_end:]
     parse_toml(config, new, "would not be valid TOML after the edit")  # never write a broken file
-    change = save(config, "trust", new, Backup.EACH)
+    change = save(config, "trust", new)
     return Trusted(config, table, change.changed)
