@@ -73,10 +73,17 @@ RUN_TIME = [
     "sed 's/x/y/e' f",
     "perl -e 'system($c)'",
     "X='rm -rf build'; export X; export EDITOR=\"$X\"; git commit",  # a variable's value
+    # a program file given by an option, for programs allowed by name as if read-only
+    "awk -f p.awk f",
+    "sed -f s.sed f",
+    "make -f x.mk",
+    "make --file=x.mk all",
 ]
 
 # Ordinary commands: answered as today.
 ORDINARY = [
+    "make",  # the project's own Makefile: out of reach, judged by the rules as `make`
+    "make -f /dev/null -n",
     "git status",
     "git log --oneline",
     "awk '{print $1}' f",

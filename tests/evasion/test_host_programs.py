@@ -55,8 +55,7 @@ STARTED = time.monotonic()
 # writes and then runs is judged). Allowed, printed apart, never failed; any other allow fails.
 _FILES = "runs code from a file that was there before the command"
 OUT_OF_REACH = {
-    "fixed:make": f"{_FILES} (a Makefile)",
-    "fixed:awk -f p.awk": f"{_FILES} (an awk program file)",
+    "fixed:make": f"{_FILES} (the project's own Makefile)",
 }
 
 

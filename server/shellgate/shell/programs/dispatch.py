@@ -171,6 +171,8 @@ def _value(name: str, f: options.Found, dynamic: bool) -> list[Handed]:
         argv = tuple(value.split(",")) if "," in value and " " not in value else (value,)
         return [Handed(name, how, argv=argv)] if value else []
     if hand is Hand.FILE:
+        if f.value == "/dev/null" and not dynamic:  # reads nothing (`make -f /dev/null --eval=…`)
+            return []
         return [
             Handed(
                 name, how, runtime=f"`{name}` runs what `{f.value}` says (a file read at run time)"

@@ -222,7 +222,8 @@ _row(
     "make gmake",
     commands="--eval -E",
     lang="make",
-    valued="-C --directory -f --file --makefile -I --include-dir -j --jobs -l -o -W",
+    file="-f --file --makefile",
+    valued="-C --directory -I --include-dir -j --jobs -l -o -W",
 )
 _row("hg", commands="--config", lang="hg", valued="-R --repository --cwd")
 _row("rpm rpmdb rpmquery rpmverify rpmbuild", commands="--eval -E", shell="--pipe",
@@ -281,11 +282,14 @@ _row("expect", code="-c", lang="tcl", file="-f")  # fmt: skip
 _row("tclsh wish", operands=Hand.FILE)
 _row("m4", lang="m4", code="-D --define")  # and its input (`echo 'esyscmd(CMD)' | m4`)
 _row("at batch", file="-f")  # and its input (`echo CMD | at now`): commands for sh
-_row("awk gawk mawk nawk busybox-awk", lang="awk", valued="-F -v --assign --field-separator "
-     "-f --file -i --include -E --exec", code="-e --source", runtime="-l --load",
+# A program file given by an option (`awk -f`, `sed -f`, `make -f`) is read at run time, as
+# `vim -S` and `gdb -x` are: people allow these programs by name as if read-only (issue 24);
+# `make` with the project's own Makefile stays out of reach (a project's build file).
+_row("awk gawk mawk nawk busybox-awk", lang="awk", valued="-F -v --assign --field-separator",
+     file="-f --file -i --include -E --exec", code="-e --source", runtime="-l --load",
      source="GTFOBins, gawk(1)")  # fmt: skip
-_row("sed gsed", lang="sed", code="-e --expression", valued="-l --line-length -f --file",
-     source="GTFOBins, sed(1)")  # fmt: skip
+_row("sed gsed", lang="sed", code="-e --expression", valued="-l --line-length",
+     file="-f --file", source="GTFOBins, sed(1)")  # fmt: skip
 
 # --- runners: their operands are a command -------------------------------------------------------
 for _names, _valued, _rest in (
