@@ -203,6 +203,9 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus
     from shellgate.agent.orchestrated import OrchestratedRunner
+
+    # deferred: Codex's hooks and the reviewer, as the agent's other machinery
+    from shellgate.answer.stage import answer_stage
     from shellgate.approval.context import ExecContext
     from shellgate.exec.orchestrator import Orchestrator
     from shellgate.exec.terminal import TerminalApprover
@@ -224,7 +227,9 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         policy, approver,
         ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
-        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent")
+        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent",
+        answerers=answer_stage(approver, codex_home=codex_home,
+                               approval=limits.approval_policy, model=model))
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None

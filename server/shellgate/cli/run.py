@@ -130,7 +130,9 @@ def main(argv: list[str]) -> int:
         return running
     codex_home, policy, session = running
 
-    # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
+    # deferred: once the arguments are parsed (`--help` and usage errors answer without it),
+    # Codex's hooks and the reviewer (~5 ms) too
+    from shellgate.answer.stage import answer_stage
     from shellgate.approval.context import ExecContext
 
     # deferred: the orchestrator (~40 ms) once the arguments are parsed
@@ -142,14 +144,16 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
+    person = TerminalApprover()
+    stage = answer_stage(person, codex_home=codex_home, approval=session.approval_policy)
     orchestrator = Orchestrator(
-        policy, TerminalApprover(),
+        policy, person,
         ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
                     fs_policy_has_denied_reads=bool(session.deny_read)),
         codex_home=str(codex_home), writable_roots=tuple(args.writable_root),
         network=NetworkAccess(args.network) if args.network else None,
         approval_timeout=args.approval_timeout, command_timeout=args.timeout,
-        on_event=emit if args.json_events else None,
+        on_event=emit if args.json_events else None, answerers=stage,
     )  # fmt: skip
     # The command's stdin is /dev/null, as in Codex; ours is for the answers.
     result = asyncio.run(until_signalled(orchestrator.run(ExecRequest(tuple(command), cwd))))
@@ -180,14 +184,18 @@ def _report(result: object, json_events: bool) -> int:
             "event": "result", "status": result.status.value, "exit_code": result.exit_code,
             "exit_status": code, "stdout": result.stdout, "stderr": result.stderr,
             "reason": result.reason, "notes": list(result.notes),
+            "answered_by": result.answered_by.value, "replaced_output": result.replaced_output,
             "attempts": [{"sandboxed": a.sandboxed, "outcome": a.outcome.value,
                           "exit_code": a.exit_code, "permission": a.permission}
                          for a in result.attempts],
         }, ensure_ascii=False) + "\n")  # fmt: skip
         return code
-    sys.stdout.write(result.stdout)
+    if result.replaced_output is not None:  # a PostToolUse hook's text, as the model reads it
+        sys.stdout.write(result.replaced_output)
+    else:
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
     sys.stdout.flush()
-    sys.stderr.write(result.stderr)
     for note in result.notes:
         print(f"shellgate: {note}", file=sys.stderr)
     if result.status is not Status.COMPLETED:

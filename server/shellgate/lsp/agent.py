@@ -32,6 +32,7 @@ from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
 from shellgate.agent.orchestrated import OrchestratedRunner
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+from shellgate.answer.stage import answer_stage
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
@@ -201,6 +202,10 @@ def register(server: ShellGateServer) -> None:
             if event.get("event") in ("amendment", "network_amendment"):
                 ls.session.rules_changed()  # the rules on disk changed: re-read them
 
+        # Codex's hooks (the admin's and the user's trusted ones), then the dialog; a broken
+        # configuration already stopped the rules from loading
+        stage = answer_stage(thread.approver, codex_home=Path(thread.codex_home),
+                             approval=thread.context.approval_policy)  # fmt: skip
         return OrchestratedRunner(
             Orchestrator(
                 policy,
@@ -211,6 +216,7 @@ def register(server: ShellGateServer) -> None:
                 host_rules=thread.hosts,
                 on_event=on_orchestrator_event,
                 asker="the agent",
+                answerers=stage,
             )
         )
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from shellgate.agent.tool import format_ran
+from shellgate.answer.stage import answer_stage
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import REJECTED_BY_USER, Approver
@@ -86,10 +87,17 @@ class McpSession:
             except RulesError as exc:
                 return ExecResult(Status.FORBIDDEN, reason=f"the rules cannot be read, so "
                                   f"nothing runs: {exc}")  # fmt: skip
+        context = self.context
+        try:  # Codex's hooks (the admin's and the user's trusted ones), then the person
+            stage = answer_stage(approver, codex_home=self.codex_home,
+                                 approval=context.approval_policy)  # fmt: skip
+        except RulesError as exc:
+            return ExecResult(Status.FORBIDDEN, reason=f"Codex's configuration cannot be read, "
+                              f"so nothing runs: {exc}")  # fmt: skip
         orchestrator = Orchestrator(
-            policy, approver, self.context, codex_home=str(self.codex_home),
+            policy, approver, context, codex_home=str(self.codex_home),
             writable_roots=(self.workspace,), approval_timeout=self.approval_timeout,
-            probe=self.probe, store=self.store, asker=ASKER)  # fmt: skip
+            probe=self.probe, store=self.store, asker=ASKER, answerers=stage)  # fmt: skip
         request = ExecRequest(
             call.argv, call.workdir, call.permissions, call.justification,
             timeout=call.timeout_ms / 1000 if call.timeout_ms else None)  # fmt: skip
@@ -126,7 +134,8 @@ def report(call: ShellCall, result: ExecResult, refusals: list[str], duration: f
     structured: dict[str, Any] = {
         "status": result.status.value,
         "exit_code": result.exit_code,
-        "output": result.output,
+        "output": result.for_model,
+        "answered_by": result.answered_by.value,
         "reason": result.reason,
         "sandboxed": last.sandboxed if last else None,
         "permission": last.permission if last else None,
@@ -139,7 +148,7 @@ def report(call: ShellCall, result: ExecResult, refusals: list[str], duration: f
     }  # fmt: skip
     if result.status is Status.COMPLETED:
         text = format_ran(result.exit_code if result.exit_code is not None else -1, duration,
-                          result.output, MAX_OUTPUT_BYTES)  # fmt: skip
+                          result.for_model, MAX_OUTPUT_BYTES)  # fmt: skip
         if last is not None and last.outcome is Outcome.TIMED_OUT:
             text += "\n(the command timed out and was stopped)"
         elif last is not None and last.outcome.is_denial:
