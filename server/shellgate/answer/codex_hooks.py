@@ -24,6 +24,7 @@ from shellgate.codexconfig.hook_trust import state_key, trust_hash
 from shellgate.codexconfig.requirements import HOOK_EVENTS, Requirements
 from shellgate.codexconfig.trust import read_config
 
+SHELLGATE_OWN = "shellgate hook codex"  # ShellGate's own Codex hook (`hook install codex`)
 TOOL_NAME = "Bash"  # what Codex matches hooks against for its shell tool
 DEFAULT_TIMEOUT = 600  # seconds, when a handler gives none (hooks/list `timeoutSec`)
 
@@ -70,6 +71,12 @@ class HookSet:
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
+
+
+def managed_only(requirements: Requirements | None) -> HookSet:
+    """The admin's hooks alone: what applies to another agent's commands through ShellGate's
+    hook (the user's Codex hooks are the user's Codex's business)."""
+    return _without_own(HookSet(managed_hooks(requirements)))
 
 
 def managed_hooks(requirements: Requirements | None) -> tuple[CodexHook, ...]:
@@ -119,7 +126,18 @@ def discover(codex_home: Path, requirements: Requirements | None) -> HookSet:
     if requirements is not None and requirements.allow_managed_hooks_only:
         skipped += [Skipped(h, "allow_managed_hooks_only") for h in runs]
         runs = []
-    return HookSet((*managed, *runs), tuple(skipped))
+    return _without_own(HookSet((*managed, *runs), tuple(skipped)))
+
+
+def _without_own(found: HookSet) -> HookSet:
+    """ShellGate's own Codex hook is for Codex: in ShellGate's runs the chain it would run is
+    this one, so it is not run again (it would judge the command twice, and put the question
+    to the editor instead of this run's person)."""
+    own = [h for h in found.hooks if SHELLGATE_OWN in h.command]
+    if not own:
+        return found
+    return HookSet(tuple(h for h in found.hooks if h not in own),
+                   (*found.skipped, *(Skipped(h, "ShellGate's own Codex hook") for h in own)))
 
 
 def _table(value: object) -> Mapping[str, object]:

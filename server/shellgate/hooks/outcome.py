@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 import os
 
+from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
+ADMIN_REQUIREMENTS = SYSTEM_FOLDER + "/requirements.toml"  # the admin's Codex hooks live there
 SANDBOXES = ("read-only", "workspace-write")
 NO_SANDBOX = "danger-full-access"  # no rewrite: what no rule allows is asked
 
@@ -96,10 +98,56 @@ def command_of(event: Mapping[str, Any]) -> str:
 
 
 def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
-    """The chain decides; a command needing approval goes to the editor, else the fallback."""
+    """The admin's Codex hooks first (they may refuse or rewrite it), then the chain decides;
+    a command needing approval goes to the admin's PermissionRequest hooks, then the editor,
+    else the fallback."""
+    admin = _admin_hooks(request, agent_name)
+    if admin is None:
+        return _resolve(request, options, agent_name, None)
+    # deferred: the answerers (~5 ms) only on a machine whose admin declared Codex hooks
+    from shellgate.answer.for_agents import before
+
+    script = request.command if isinstance(request.command, str) else shlex_join(request.command)
+    found = before(admin, script, request.cwd)
+    if found.blocked is not None:
+        return Resolution(Verdict.BLOCK, found.told(script))
+    if found.command is not None:
+        request = request._replace(command=found.command)
+    res = _resolve(request, options, agent_name, admin, asked=found.ask)
+    if found.command is not None and res.verdict is Verdict.ALLOW and res.command is None:
+        return res._replace(command=found.command)  # the agent runs the admin's rewrite
+    return res
+
+
+def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
+    """The admin's Codex hooks (`answer.for_agents`), None without any: one stat."""
+    if not os.path.exists(ADMIN_REQUIREMENTS):
+        return None
+    # deferred: the answerers (~5 ms) only on a machine with an admin tier
+    from shellgate.answer.for_agents import admin_hooks
+    from shellgate.rules.errors import RulesError
+
+    try:
+        return admin_hooks(request.session_id, agent_name)
+    except RulesError:  # a requirements.toml Codex refuses: the chain refuses every command
+        return None
+
+
+def shlex_join(words: tuple[str, ...]) -> str:
+    import shlex  # deferred: 0.3 ms the common path does without
+
+    return shlex.join(words)
+
+
+def _resolve(
+    request: seam.AgentRequest, options: Options, agent_name: str, admin: Any,
+    asked: str | None = None,
+) -> Resolution:  # fmt: skip
     decision = seam.decide(request)  # ShellGate's: every command bash runs is judged
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
+    if asked is not None and decision.decision == "allow":  # a hook failed: a person decides
+        decision = decision._replace(decision="prompt", reason=asked)
     if decision.decision == "allow":
         confine = decision.confine  # broker.decide: every command bash runs, looked at
         unconfined = _unconfined(confine, _sandbox_of(options, decision), agent_name)
@@ -109,6 +157,19 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
                 confine=confine,
             )
         decision = decision._replace(decision="prompt", reason=unconfined)
+    if asked is None and admin is not None:  # the admin's PermissionRequest hooks answer
+        # deferred: as in resolve
+        from shellgate.answer.for_agents import permission
+        from shellgate.approval.answerers import Answered
+
+        script = request.command if isinstance(request.command, str) else shlex_join(
+            request.command)  # fmt: skip
+        said = permission(admin, script, request.cwd, request.justification)
+        if isinstance(said, Answered) and said.answer.decision.approves:
+            return _allowed(request, options, decision, "ShellGate: approved by the admin's "
+                            "Codex PermissionRequest hook")  # fmt: skip
+        if isinstance(said, Answered):
+            return Resolution(Verdict.BLOCK, said.refusal)
     why = decision.reason or "the command needs approval under Codex's rules"
     if decision.warnings:
         why += " (requirements: " + "; ".join(decision.warnings) + ")"
