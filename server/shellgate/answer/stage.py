@@ -5,16 +5,21 @@ builds its stage here and hands it to the orchestrator."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from shellgate.answer.codex_hooks import HookSet, discover
 from shellgate.answer.hooks import SessionHooks
-from shellgate.approval.answerers import Answerer, AnswerStage
+from shellgate.answer.review_config import ReviewConfig
+from shellgate.answer.review_request import Entry, policy_text
+from shellgate.answer.reviewer import Reviewer, read_only_look
+from shellgate.approval.answerers import Answerer, AnswerStage, reviews
 from shellgate.approval.context import ApprovalPolicy, ApprovalPolicyKind
 from shellgate.approval.question import Approver
 from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.requirements import Requirements, load_requirements
+from shellgate.codexconfig.trust import ConfigError
 
 
 def session_hooks(
@@ -29,6 +34,27 @@ def session_hooks(
     return SessionHooks(found, str(codex_home), model=model, env=env,
                         transcript_path=transcript_path,
                         never=approval.kind is ApprovalPolicyKind.NEVER)  # fmt: skip
+
+
+def reviewer_for(
+    review: ReviewConfig | None, approval: ApprovalPolicy, *,
+    transcript: Callable[[], Sequence[Entry]] = lambda: (), env: Mapping[str, str] | None = None,
+    session_id: str | None = None,
+) -> Reviewer | None:  # fmt: skip
+    """The session's reviewer, when auto-review is on and the policy routes questions to it
+    (on-request, granular); raises ConfigError when it is on and no model is configured."""
+    if review is None or not review.reviews or not reviews(approval):
+        return None
+    if review.provider is None:
+        raise ConfigError(
+            "auto-review asks the session's model, and none is configured: set `model` (and "
+            "`model_provider`) in Codex's config.toml", path="config.toml", code="config-type")
+    policy = policy_text(review.user_policy, review.admin_policy, review.admin_extra)
+    found = Reviewer(review.provider, policy, transcript, review.timeout_ms,
+                     env=dict(os.environ if env is None else env), read_only=read_only_look)
+    if session_id:
+        found.session_id = session_id
+    return found
 
 
 def answer_stage(
