@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from shellgate.answer.codex_hooks import HookSet, discover
 from shellgate.answer.hooks import SessionHooks
-from shellgate.answer.review_config import ReviewConfig
+from shellgate.answer.review_client import Provider
+from shellgate.answer.review_config import ReviewConfig, review_config
 from shellgate.answer.review_request import Entry, policy_text
 from shellgate.answer.reviewer import Reviewer, read_only_look
 from shellgate.approval.answerers import Answerer, AnswerStage, reviews
@@ -19,6 +21,7 @@ from shellgate.approval.context import ApprovalPolicy, ApprovalPolicyKind
 from shellgate.approval.question import Approver
 from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.requirements import Requirements, load_requirements
+from shellgate.codexconfig.resolve import resolve
 from shellgate.codexconfig.trust import ConfigError
 
 
@@ -74,3 +77,17 @@ def answer_stage(
     if reviewer is not None:
         answerers.append(reviewer)
     return AnswerStage(person, tuple(answerers), hooks)
+
+
+def configured_review(
+    cwd: str, codex_home: Path, *, approve_for_me: bool = False,
+    provider: Provider | None = None, system_dir: Path | None = None,
+) -> ReviewConfig:  # fmt: skip
+    """Who reviews for a session in `cwd`, from Codex's config files and the admin's
+    requirements; `provider`: the session's own model (the embedded agent's), else Codex's
+    `model` / `model_provider`. Raises ConfigError or RequirementsError as Codex would stop."""
+    config = resolve(Path(cwd), codex_home=codex_home, system_dir=system_dir)
+    found = review_config(config.config_files, config.requirements, approve_for_me=approve_for_me)
+    if provider is not None:
+        found = replace(found, provider=provider)
+    return found

@@ -1,0 +1,126 @@
+"""`shellgate run --approve-for-me` and `shellgate agent --approve-for-me`: a question that
+would wait for a person goes to the reviewer (the recipe's stand-in on 127.0.0.1), and the
+person is never asked (stdin is closed: a question to the person would be a refusal saying
+so). A broken or slow reviewer never lets a command through."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reviewenv import standin
+
+PROMPT_TOUCH = 'prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n'
+ALLOW = {"json": {"risk_level": "low", "user_authorization": "high", "outcome": "allow",
+                  "rationale": "benign"}}  # fmt: skip
+DENY = {"json": {"risk_level": "high", "user_authorization": "low", "outcome": "deny",
+                 "rationale": "not asked for"}}  # fmt: skip
+
+
+def home(tmp_path: Path, port: int, extra: str = "") -> tuple[Path, Path]:
+    codex_home, ws = tmp_path / "codex-home", tmp_path / "ws"
+    (codex_home / "rules").mkdir(parents=True, exist_ok=True)
+    ws.mkdir(exist_ok=True)
+    (codex_home / "rules" / "default.rules").write_text(PROMPT_TOUCH)
+    (codex_home / "config.toml").write_text(
+        'model = "stand-in"\nmodel_provider = "standin"\n'
+        f'[model_providers.standin]\nname = "standin"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+        f'wire_api = "responses"\n{extra}')
+    return codex_home, ws
+
+
+def shellgate(codex_home: Path, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "SHELLGATE_BWRAP")}
+    env.update(HOME=str(ws.parent), CODEX_HOME=str(codex_home))
+    return subprocess.run([sys.executable, "-m", "shellgate", *args], cwd=ws, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+
+
+def run(codex_home: Path, ws: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return shellgate(codex_home, ws, "run", "--sandbox", "danger-full-access", *flags,
+                     "--approve-for-me", "--", "touch", "made")  # fmt: skip
+
+
+@pytest.mark.parametrize("script,ran,told", [
+    ([ALLOW], True, None),
+    ([DENY], False, "This action was rejected due to unacceptable risk.\nReason: not asked for"),
+    ([{"status": 500}], False, "Automatic approval review failed: We\u2019re currently"),
+    ([{"drop": True}], False, "Automatic approval review failed: stream disconnected"),
+    ([{"text": "garbage"}], False, "guardian assessment was not valid JSON"),
+])  # fmt: skip
+def test_run_asks_the_reviewer_not_the_person(tmp_path: Path, script: list[dict[str, Any]],
+                                              ran: bool, told: str | None) -> None:
+    with standin(tmp_path / "standin", script) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        done = run(codex_home, ws)
+        sent = s.requests()
+    assert (ws / "made").exists() is ran, done.stderr
+    assert done.returncode == (0 if ran else 122), done.stderr
+    assert "standard input" not in done.stderr  # the person was never asked
+    assert sent and sent[0]["body"]["model"] == "stand-in"
+    if told:
+        assert told in done.stderr
+
+
+def test_a_slow_reviewer_is_a_refusal(tmp_path: Path) -> None:
+    with standin(tmp_path / "standin", [{"delay_ms": 5000, **ALLOW}]) as s:
+        codex_home, ws = home(tmp_path, s.port, "[auto_review]\ntimeout_ms = 1000\n")
+        done = run(codex_home, ws)
+    assert done.returncode == 122 and not (ws / "made").exists()
+    assert "did not finish before its deadline" in done.stderr
+
+
+def test_the_admin_may_refuse_the_reviewer(tmp_path: Path) -> None:
+    """allowed_approvals_reviewers = ["user"]: Codex falls back to the person, with its
+    warning; with stdin closed that question is a refusal."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "requirements.toml").write_text('allowed_approvals_reviewers = ["user"]\n')
+    from shellgate.answer.review_config import review_config
+    from shellgate.codexconfig.requirements import load_requirements
+
+    found = review_config((), load_requirements(etc), approve_for_me=True)
+    assert found.reviewer == "user"
+    assert found.warning == (
+        "Configured value for `approvals_reviewer` is disallowed by requirements; falling back "
+        "to required value User. Details: invalid value for `approvals_reviewer`: `AutoReview` "
+        f"is not in the allowed set [User] (set by {etc}/requirements.toml)")
+
+
+def test_an_unknown_reviewer_stops_as_codex_stops(tmp_path: Path) -> None:
+    with standin(tmp_path / "standin", [ALLOW]) as s:
+        codex_home, ws = home(tmp_path, s.port, 'approvals_reviewer = "robot"\n')
+        # a top-level key after a table belongs to it: write it first
+        text = (codex_home / "config.toml").read_text()
+        (codex_home / "config.toml").write_text('approvals_reviewer = "robot"\n' + text.replace(
+            'approvals_reviewer = "robot"\n', ""))
+        done = shellgate(codex_home, ws, "run", "--", "touch", "made")
+    assert done.returncode == 120
+    assert ("unknown variant `robot`, expected one of `user`, `auto_review`, "
+            "`guardian_subagent`") in done.stderr
+    assert not (ws / "made").exists()
+
+
+def test_the_agent_asks_the_reviewer_on_its_own_model(tmp_path: Path) -> None:
+    """The embedded agent's command that needs approval: the reviewer (same model server,
+    guardian-marked) answers; the reviewer reads the agent's conversation."""
+    main = [{"tool": "<auto>", "command": "touch made"}, {"text": "done"}]
+    with standin(tmp_path / "standin", [ALLOW], main=main) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        done = shellgate(codex_home, ws, "agent", "--model-url", s.base_url, "--model",
+                         "stand-in", "--wire-api", "responses", "--sandbox",
+                         "danger-full-access", "--approve-for-me", "--transcript",
+                         str(tmp_path / "t.jsonl"), "please make the file")  # fmt: skip
+        reviews = s.requests()
+    assert (ws / "made").exists(), done.stderr
+    assert len(reviews) == 1
+    texts = [c["text"] for c in reviews[0]["body"]["input"][3]["content"]]
+    assert any("user: please make the file" in t for t in texts), texts
+    assert any('"touch", "made"' in t or "touch made" in t for t in texts)
+    assert json.loads(texts[-2])["command"][-1] == "touch made"
