@@ -77,3 +77,17 @@ def test_the_admins_hook_through_explain(admin: Setup) -> None:  # noqa: F811
     assert done.returncode == 0, done.stderr
     assert "hook PreToolUse (system, /etc/codex/requirements.toml)" in done.stdout
     assert TOLD in done.stdout
+
+
+def test_explain_names_the_reviewer_and_its_model(tmp_path: Path) -> None:
+    s = Setup(tmp_path)
+    (s.home / "config.toml").write_text(
+        'approvals_reviewer = "auto_review"\nmodel = "gpt-5.5"\nmodel_provider = "local"\n'
+        '[model_providers.local]\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "chat"\n'
+        "[auto_review]\ntimeout_ms = 1500\n")
+    data = explain(s, "--approval-policy", "on-request", "--", "pwd")["answerers"]
+    assert data["reviewer"] == {"model": "gpt-5.5", "provider": "local", "base_url":
+                                "http://127.0.0.1:9/v1", "wire_api": "chat", "timeout_ms": 1500}
+    # untrusted puts its questions to the person (Codex's routing)
+    assert explain(s, "--approval-policy", "untrusted", "--", "pwd")["answerers"]["reviewer"] \
+        is None

@@ -12,7 +12,15 @@ from typing import Any
 
 from shellgate.answer.codex_hooks import HookSet, discover
 from shellgate.answer.hooks import SessionHooks
-from shellgate.approval.answerers import Answered, Before, HookNote, ToPerson, shell_script
+from shellgate.answer.review_config import review_config
+from shellgate.approval.answerers import (
+    Answered,
+    Before,
+    HookNote,
+    ToPerson,
+    reviews,
+    shell_script,
+)
 from shellgate.approval.context import ApprovalPolicyKind, ExecContext
 from shellgate.approval.question import ApprovalRequest, RequestKind
 from shellgate.approval.requirement import Forbidden, NeedsApproval
@@ -24,6 +32,7 @@ class WhoAnswers:
     hooks: HookSet
     reviewer: dict[str, Any] | None = None  # model, provider, base_url, wire_api
     person: bool = True  # may a person be asked (not under `never`)
+    warning: str | None = None  # the admin refused the reviewer (Codex's warning)
     ran: list[HookNote] = field(default_factory=list)
     decision: dict[str, Any] | None = None  # what the hooks decided, when they ran
 
@@ -37,6 +46,7 @@ class WhoAnswers:
                               for s in self.hooks.skipped],
             "reviewer": self.reviewer,
             "person": self.person,
+            "warning": self.warning,
         }  # fmt: skip
         if self.decision is not None:
             out["ran"] = [{"event": n.event, "source": n.source, "command": n.command,
@@ -56,8 +66,11 @@ class WhoAnswers:
         for s in self.hooks.skipped:
             lines.append(f"  skipped hook {s.hook.event} ({s.hook.source}, {s.hook.path}): "
                          f"`{s.hook.command}`: {s.why}")  # fmt: skip
-        if self.reviewer is None:
-            lines.append("  reviewer: none (approvals_reviewer is not auto_review)")
+        if self.warning:
+            lines.append(f"  reviewer: none: {self.warning}")
+        elif self.reviewer is None:
+            lines.append("  reviewer: none (approvals_reviewer is not auto_review, or the "
+                         "policy puts questions to the person)")
         else:
             lines.append(f"  reviewer: {self.reviewer['model']} at "
                          f"{self.reviewer['base_url']} ({self.reviewer['wire_api']})")  # fmt: skip
@@ -110,13 +123,17 @@ def run_permission(
 
 def explain_answerers(
     chain: Callable[[list[str] | str], Any], target: list[str] | str, config: CodexConfig,
-    context: ExecContext, cwd: str, *, run: bool,
+    context: ExecContext, cwd: str, *, run: bool, approve_for_me: bool = False,
 ) -> tuple[Any, WhoAnswers]:  # fmt: skip
     """The explanation of `target` (`chain` explains one command) and who answers. With
     `run`, the PreToolUse hooks run first: a rewrite is explained instead (Codex judges the
     new command), and a question goes to the PermissionRequest hooks."""
     hooks = discover(config.codex_home, config.requirements)
-    who = WhoAnswers(hooks, person=context.approval_policy.kind is not ApprovalPolicyKind.NEVER)
+    review = review_config(config.config_files, config.requirements,
+                           approve_for_me=approve_for_me)  # fmt: skip
+    who = WhoAnswers(hooks, person=context.approval_policy.kind is not ApprovalPolicyKind.NEVER,
+                     reviewer=review.describe() if reviews(context.approval_policy) else None,
+                     warning=review.warning)  # fmt: skip
     explanation = chain(target)
     if not run or not hooks:
         return explanation, who

@@ -21,7 +21,7 @@ USAGE = (
     "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] [--cwd DIR] "
     "[--approval-policy POLICY] [--sandbox read-only|workspace-write|danger-full-access] "
     "[--sandbox-permissions use_default|require_escalated] [--justification TEXT] [--json] "
-    "[--bash-cross-check] [--run-hooks] "
+    "[--bash-cross-check] [--run-hooks] [--approve-for-me] "
     "(-- CMD... | --shell SCRIPT)"
 )
 
@@ -83,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
         help="run the Codex PreToolUse and PermissionRequest hooks that would run for the "
         "command (they are real programs) and show their answer",
     )  # fmt: skip
+    p.add_argument(
+        "--approve-for-me", action="store_true",
+        help="as `run --approve-for-me`: questions go to Codex's auto-reviewer",
+    )  # fmt: skip
     p.add_argument("--shell", metavar="SCRIPT", help="explain `bash -lc SCRIPT`")
     return p
 
@@ -111,6 +115,11 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    if args.approve_for_me and approval is None:  # Codex's --approve-for-me: on-request
+        # deferred: once the arguments are parsed
+        from shellgate.approval.context import ON_REQUEST
+
+        approval = ON_REQUEST
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd
@@ -159,7 +168,8 @@ def main(argv: list[str]) -> int:
 
     try:
         explanation, who = explain_answerers(chain, target, config, context, cwd,
-                                             run=args.run_hooks)  # fmt: skip
+                                             run=args.run_hooks,
+                                             approve_for_me=args.approve_for_me)  # fmt: skip
     except RulesError as err:  # a config.toml or hooks.json Codex refuses
         print(f"{PROG}: {err}", file=sys.stderr)
         return 1
