@@ -124,3 +124,21 @@ def test_the_agent_asks_the_reviewer_on_its_own_model(tmp_path: Path) -> None:
     assert any("user: please make the file" in t for t in texts), texts
     assert any('"touch", "made"' in t or "touch made" in t for t in texts)
     assert json.loads(texts[-2])["command"][-1] == "touch made"
+
+
+def test_review_prints_the_assessment_and_runs_nothing(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.txt"
+    policy.write_text("TRY-THIS-POLICY: deny every touch.\n")
+    with standin(tmp_path / "standin", [DENY]) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        done = shellgate(codex_home, ws, "review", "--json", "--policy", str(policy), "--",
+                         "touch", "made")  # fmt: skip
+        sent = s.requests()
+    assert done.returncode == 1, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["outcome"], out["risk_level"], out["user_authorization"], out["rationale"]) == (
+        "deny", "high", "low", "not asked for")
+    assert not (ws / "made").exists()
+    policy_sent = sent[0]["body"]["input"][0]["content"][0]["text"]
+    assert "# Security Policy\nTRY-THIS-POLICY: deny every touch.\n\n\n\n# Investigation" in \
+        policy_sent
