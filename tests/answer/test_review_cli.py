@@ -142,3 +142,65 @@ def test_review_prints_the_assessment_and_runs_nothing(tmp_path: Path) -> None:
     policy_sent = sent[0]["body"]["input"][0]["content"][0]["text"]
     assert "# Security Policy\nTRY-THIS-POLICY: deny every touch.\n\n\n\n# Investigation" in \
         policy_sent
+
+
+def hook(codex_home: Path, ws: Path, agent: str, command: str, *flags: str,
+         transcript: Path | None = None) -> subprocess.CompletedProcess[str]:
+    event = {"hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
+             "tool_name": "run_shell_command" if agent == "gemini" else "Bash",
+             "cwd": str(ws), "session_id": "s1", "tool_input": {"command": command},
+             "transcript_path": str(transcript) if transcript else None}
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
+    env.update(HOME=str(ws.parent), CODEX_HOME=str(codex_home),
+               XDG_RUNTIME_DIR=str(ws.parent), SHELLGATE_HOOK_FALLBACK="ask")
+    return subprocess.run([sys.executable, "-m", "shellgate", "hook", agent, *flags],
+                          input=json.dumps(event), cwd=ws, env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def verdict(agent: str, done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    out = json.loads(done.stdout)
+    if agent == "gemini":
+        return out["decision"], out.get("reason", "")
+    spec = out["hookSpecificOutput"]
+    return spec["permissionDecision"], spec["permissionDecisionReason"]
+
+
+ALLOWED = ([ALLOW], "allow", "approved by Codex's auto-reviewer")
+DENIED = ([DENY], "deny", "rejected due to unacceptable risk.\nReason: not asked for")
+
+
+@pytest.mark.parametrize("agent,script,want,told", [
+    ("claude-code", *ALLOWED), ("gemini", *ALLOWED), ("copilot", *ALLOWED),
+    ("claude-code", *DENIED), ("gemini", *DENIED),
+    ("claude-code", [{"status": 500}], "deny", "Automatic approval review failed"),
+    ("copilot", [{"text": "garbage"}], "deny", "guardian assessment was not valid JSON"),
+])  # fmt: skip
+def test_other_agents_questions_go_to_the_reviewer(tmp_path: Path, agent: str,
+                                                   script: list[dict[str, Any]], want: str,
+                                                   told: str) -> None:
+    """A command that would wait for a person (no rule allows `touch`, no sandbox) is answered
+    by the reviewer; a broken one refuses it. The reviewer reads the agent's own transcript."""
+    transcript = tmp_path / "claude.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {
+        "role": "user", "content": "please create the file made"}}) + "\n")
+    with standin(tmp_path / "standin", script) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        (codex_home / "rules" / "default.rules").write_text("")
+        done = hook(codex_home, ws, agent, "touch made", "--approve-for-me",
+                    transcript=transcript)
+        sent = s.requests()
+    decision, reason = verdict(agent, done)
+    assert decision == want, done
+    assert told in reason
+    texts = [c["text"] for c in sent[0]["body"]["input"][3]["content"]]
+    assert any("user: please create the file made" in t for t in texts), texts
+
+
+def test_without_the_reviewer_the_person_is_asked(tmp_path: Path) -> None:
+    with standin(tmp_path / "standin", [ALLOW]) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        (codex_home / "rules" / "default.rules").write_text("")
+        done = hook(codex_home, ws, "claude-code", "touch made")
+        assert s.requests() == []
+    assert verdict("claude-code", done)[0] == "ask"  # no editor: Claude Code's own prompt

@@ -52,3 +52,36 @@ def permission(
     request = ApprovalRequest("hook", RequestKind.EXEC, ("bash", "-lc", command), cwd, None, (),
                               justification=justification)  # fmt: skip
     return asyncio.run(hooks.answer(request))
+
+
+HOST_DEADLINE_S = 55.0  # under the agents' own hook timeouts (Claude Code, Gemini CLI: 60 s)
+MARGIN_S = 3.0  # the answer must still reach the host in time
+
+
+def review(
+    command: str, cwd: str, justification: str | None, reason: str | None, *, agent: str,
+    approval_policy: str | None, approve_for_me: bool, transcript_path: str | None,
+    deadline_s: float | None, env: Mapping[str, str] | None = None,
+) -> Answered | None:  # fmt: skip
+    """Another agent's question to Codex's reviewer, when it is on (`--approve-for-me` on the
+    hook, or `approvals_reviewer = "auto_review"` in Codex's config for the cwd) and the policy
+    routes it there; None: the person (the editor, else the agent's prompt) is asked. The
+    review's deadline is clamped below the host's hook deadline; a failed or slow review is a
+    refusal with Codex's reason, never an allow."""
+    # deferred: the reviewer (~60 ms), only for a question
+    from shellgate.answer.stage import configured_review, reviewer_for
+    from shellgate.answer.transcripts import from_agent_file
+    from shellgate.approval.context import ON_REQUEST, ApprovalPolicy
+    from shellgate.codexconfig import codex_home
+
+    found = configured_review(cwd, codex_home(env), approve_for_me=approve_for_me)
+    policy = ApprovalPolicy.parse(approval_policy) if approval_policy else ON_REQUEST
+    limit = (deadline_s or HOST_DEADLINE_S) - MARGIN_S
+    reviewer = reviewer_for(found, policy, transcript=lambda: from_agent_file(transcript_path),
+                            env=env)  # fmt: skip
+    if reviewer is None:
+        return None
+    reviewer.timeout_ms = max(1000, min(reviewer.timeout_ms, int(limit * 1000)))
+    request = ApprovalRequest("hook", RequestKind.EXEC, ("/bin/bash", "-lc", command), cwd,
+                              reason, (), agent=agent, justification=justification)  # fmt: skip
+    return asyncio.run(reviewer.answer(request))

@@ -30,6 +30,7 @@ USAGE = f"""usage: {PROG} codex|claude-code|gemini|copilot [--approval-policy PO
                       [--sandbox read-only|workspace-write|danger-full-access]
                       [--network off|full]
                       [--fallback ask|deny] [--ask-timeout SECONDS] [--deadline SECONDS]
+                      [--approve-for-me]
        {PROG} install codex|claude-code|gemini|copilot [--scope user|project] [--uninstall]
        {PROG} uninstall codex|claude-code|gemini|copilot [--scope user|project]
        {PROG} doctor [codex|claude-code|gemini|copilot ...]
@@ -51,6 +52,10 @@ Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --deadline S       Copilot: answer no after S seconds whatever is pending (default 315,
                      below the 330 s timeout `hook install copilot` gives the hosts, which
                      run the command when a hook overruns)
+  --approve-for-me   Claude Code, Gemini, Copilot: a question goes to Codex's auto-reviewer
+                     (the model of Codex's config.toml) instead of a person, as
+                     approvals_reviewer = "auto_review" in config.toml does; a failed or
+                     slow review refuses the command
 Exit 0 with the answer on stdout, or 2 with the reason on stderr (blocked)."""
 
 _DEFAULT_DEADLINE = {"copilot": "315"}
@@ -124,7 +129,12 @@ def _options(agent: str, args: list[str]) -> Options:
         "--approval-policy", "--sandbox", "--network", "--fallback", "--ask-timeout", "--deadline"
     )
     i = 0
+    approve_for_me = False
     while i < len(args):
+        if args[i] == "--approve-for-me":  # a switch: questions go to Codex's reviewer
+            approve_for_me = True
+            i += 1
+            continue
         flag, _, value = args[i].partition("=")
         if flag not in known:
             raise HookInputError(f"unknown option {args[i]!r} (see `{PROG} --help`)")
@@ -165,6 +175,7 @@ def _options(agent: str, args: list[str]) -> Options:
         network=network,
         ask_timeout=timeout,
         deadline=deadline,
+        approve_for_me=approve_for_me,
     )
 
 

@@ -58,6 +58,7 @@ class Options(Record):  # records, not dataclasses: those would import inspect o
     network: str | None = None
     ask_timeout: float = 300.0
     deadline: float | None = None  # Copilot: answer "no" this many seconds in, come what may
+    approve_for_me: bool = False  # questions go to Codex's auto-reviewer (or its config says so)
 
 
 class Resolution(Record):
@@ -97,13 +98,16 @@ def command_of(event: Mapping[str, Any]) -> str:
     return command
 
 
-def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
+def resolve(
+    request: seam.AgentRequest, options: Options, agent_name: str,
+    transcript: str | None = None,
+) -> Resolution:  # fmt: skip
     """The admin's Codex hooks first (they may refuse or rewrite it), then the chain decides;
     a command needing approval goes to the admin's PermissionRequest hooks, then the editor,
     else the fallback."""
     admin = _admin_hooks(request, agent_name)
     if admin is None:
-        return _resolve(request, options, agent_name, None)
+        return _resolve(request, options, agent_name, None, transcript=transcript)
     # deferred: the answerers (~5 ms) only on a machine whose admin declared Codex hooks
     from shellgate.answer.for_agents import before
 
@@ -113,7 +117,7 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
         return Resolution(Verdict.BLOCK, found.told(script))
     if found.command is not None:
         request = request._replace(command=found.command)
-    res = _resolve(request, options, agent_name, admin, asked=found.ask)
+    res = _resolve(request, options, agent_name, admin, asked=found.ask, transcript=transcript)
     if found.command is not None and res.verdict is Verdict.ALLOW and res.command is None:
         return res._replace(command=found.command)  # the agent runs the admin's rewrite
     return res
@@ -141,7 +145,7 @@ def shlex_join(words: tuple[str, ...]) -> str:
 
 def _resolve(
     request: seam.AgentRequest, options: Options, agent_name: str, admin: Any,
-    asked: str | None = None,
+    asked: str | None = None, transcript: str | None = None,
 ) -> Resolution:  # fmt: skip
     decision = seam.decide(request)  # ShellGate's: every command bash runs is judged
     if decision.decision == "forbidden":
@@ -171,6 +175,13 @@ def _resolve(
         if isinstance(said, Answered):
             return Resolution(Verdict.BLOCK, said.refusal)
     why = decision.reason or "the command needs approval under Codex's rules"
+    if asked is None:  # Codex's reviewer, when it is on, answers instead of the person
+        reviewed = _reviewed(request, options, agent_name, why, transcript)
+        if reviewed is not None:
+            if reviewed.answer.decision.approves:
+                return _allowed(request, options, decision, "ShellGate: approved by Codex's "
+                                f"auto-reviewer ({reviewed.source})")  # fmt: skip
+            return Resolution(Verdict.BLOCK, reviewed.refusal)
     if decision.warnings:
         why += " (requirements: " + "; ".join(decision.warnings) + ")"
     answer = seam.ask(request, decision, timeout=options.ask_timeout)
@@ -193,6 +204,30 @@ def _resolve(
         )
     words = f": {answer.message}" if answer.message else ""
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
+
+
+def _reviewed(
+    request: seam.AgentRequest, options: Options, agent_name: str, why: str,
+    transcript: str | None,
+) -> Any:  # fmt: skip
+    """The reviewer's answer (approval.answerers.Answered), None when no reviewer is on."""
+    if not isinstance(request.command, str):
+        return None
+    # deferred: the reviewer (~60 ms), only for a question
+    from shellgate.answer.for_agents import review
+    from shellgate.approval.answerers import Answered, AnsweredBy
+    from shellgate.approval.question import Answer
+    from shellgate.approval.review import ReviewDecision
+    from shellgate.rules.errors import RulesError
+
+    try:
+        return review(request.command, request.cwd, request.justification, why,
+                      agent=agent_name, approval_policy=request.approval_policy,
+                      approve_for_me=options.approve_for_me, transcript_path=transcript,
+                      deadline_s=options.deadline)  # fmt: skip
+    except RulesError as exc:  # a configuration Codex would refuse: nothing runs
+        return Answered(Answer(ReviewDecision.DENIED), AnsweredBy.REVIEWER, None,
+                        f"ShellGate: Codex's configuration does not load: {exc}")
 
 
 def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:
