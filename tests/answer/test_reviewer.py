@@ -72,7 +72,7 @@ def inner(told: str) -> str:
 def review(tmp_path: Path, script: list[dict[str, Any]], entries: list[Entry],
            requests: list[ApprovalRequest], **kw: Any) -> tuple[list[Any], Any, Reviewer]:
     ws = tmp_path / "ws"
-    ws.mkdir(exist_ok=True)
+    ws.mkdir(parents=True, exist_ok=True)
     with standin(tmp_path / "standin", script) as s:
         r = reviewer(s.base_url, entries, **kw)
 
