@@ -5,6 +5,7 @@ so). A broken or slow reviewer never lets a command through."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -204,3 +205,29 @@ def test_without_the_reviewer_the_person_is_asked(tmp_path: Path) -> None:
         done = hook(codex_home, ws, "claude-code", "touch made")
         assert s.requests() == []
     assert verdict("claude-code", done)[0] == "ask"  # no editor: Claude Code's own prompt
+
+
+def test_the_mcp_shell_tool_asks_the_reviewer(tmp_path: Path) -> None:
+    """approvals_reviewer = "auto_review" in Codex's config: the MCP `shell` tool's question
+    goes to the reviewer, not to the client's elicitation (the approver here would refuse)."""
+    from shellgate.approval.context import ApprovalPolicy, SandboxMode
+    from shellgate.approval.question import AutomaticApprover
+    from shellgate.mcp.call import parse_call
+    from shellgate.mcp.shell import McpSession
+
+    with standin(tmp_path / "standin", [ALLOW, DENY]) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        text = (codex_home / "config.toml").read_text()
+        (codex_home / "config.toml").write_text('approvals_reviewer = "auto_review"\n' + text)
+        session = McpSession(str(ws), codex_home, ApprovalPolicy.parse("on-request"),
+                             SandboxMode.DANGER_FULL_ACCESS)  # fmt: skip
+        person = AutomaticApprover()
+        first = asyncio.run(session.run(parse_call(str(ws), "touch made"), person))
+        second = asyncio.run(session.run(parse_call(str(ws), "touch again"), person))
+        sent = s.requests()
+    assert first.status.value == "completed" and (ws / "made").exists()
+    assert first.answered_by.value == "reviewer"
+    assert second.status.value == "denied" and "Reason: not asked for" in (second.reason or "")
+    assert person.asked == []
+    assert len(sent) == 2
+    assert len(sent[1]["body"]["input"]) == 7  # one conversation: the second review continues it

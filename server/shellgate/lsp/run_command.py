@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from shellgate.answer.stage import answer_stage
+from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
@@ -105,9 +105,10 @@ def register(server: ShellGateServer) -> None:
         events: list[str] = []
         person = EditorApprover(ls, amendments_file=os.path.join(home, "rules", "default.rules"),
                                 timeout=approval_timeout)  # fmt: skip
-        try:  # Codex's hooks (the admin's and the user's trusted ones), then the person
+        try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
+            reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy)
             stage = answer_stage(person, codex_home=Path(home),
-                                 approval=context.approval_policy)  # fmt: skip
+                                 approval=context.approval_policy, reviewer=reviewer)  # fmt: skip
         except RulesError as err:
             return {"status": "forbidden", "exitCode": None, "stdout": "", "stderr": "",
                     "output": "", "reason": f"Codex's configuration does not load: {err}",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from shellgate.agent.tool import format_ran
-from shellgate.answer.stage import answer_stage
+from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import REJECTED_BY_USER, Approver
@@ -61,6 +61,9 @@ class McpSession:
     # of the text when there is one; the text is what a model reads best.
     structured: bool = False
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # Codex's auto-reviewer when Codex's config turns it on: one conversation per session
+    reviewer: Any = field(default=None, repr=False)
+    _reviewer_read: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self.workspace = os.path.realpath(self.workspace)
@@ -88,9 +91,15 @@ class McpSession:
                 return ExecResult(Status.FORBIDDEN, reason=f"the rules cannot be read, so "
                                   f"nothing runs: {exc}")  # fmt: skip
         context = self.context
-        try:  # Codex's hooks (the admin's and the user's trusted ones), then the person
+        try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
+            if not self._reviewer_read:
+                review = configured_review(self.workspace, self.codex_home)
+                self.reviewer = reviewer_for(review, context.approval_policy,
+                                             session_id=self.session_id)  # fmt: skip
+                self._reviewer_read = True
             stage = answer_stage(approver, codex_home=self.codex_home,
-                                 approval=context.approval_policy)  # fmt: skip
+                                 approval=context.approval_policy,
+                                 reviewer=self.reviewer)  # fmt: skip
         except RulesError as exc:
             return ExecResult(Status.FORBIDDEN, reason=f"Codex's configuration cannot be read, "
                               f"so nothing runs: {exc}")  # fmt: skip
