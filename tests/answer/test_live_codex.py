@@ -87,3 +87,50 @@ def test_the_reviewer_denies_an_escalation(tmp_path: Path, version: str) -> None
     assert not differ, differ
     assert mine == codex_sent
     assert not (ws / "escalated.txt").exists()
+
+
+RM = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm here")\n'
+TOUCH = 'prefix_rule(pattern=["touch"], decision="allow")\n'
+# (id, rules, hook answer, command, what Codex's model reads contains, ShellGate's difference)
+LIVE = [
+    ("pre-exit2", "", {"kind": "exit", "exit": 2, "stderr": "exit-2 reason"}, "pwd",
+     "Command blocked by PreToolUse hook: exit-2 reason. Command: pwd", None),
+    ("pre-legacy-block", "", {"kind": "json", "stdout": {"decision": "block", "reason": "old"}},
+     "pwd", "Command blocked by PreToolUse hook: old. Command: pwd", None),
+    ("pre-rewrite-to-forbidden", RM, pre("allow", None, updatedInput={"command": "rm -f f"}),
+     "echo safe", "rejected: no rm here", None),
+    ("pre-rewrite-from-forbidden", RM + TOUCH,
+     pre("allow", None, updatedInput={"command": "touch rewritten"}), "rm -f f",
+     "Process exited with code 0", None),
+    ("pre-deny-no-reason", "", pre("deny", None), "pwd", "Process exited with code 0",
+     "failed"),  # Codex fails open; ShellGate would ask, and under never refuses
+    ("pre-exit1", "", {"kind": "raw", "exit": 1}, "pwd", "Process exited with code 0",
+     "hook exited with code 1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
+@pytest.mark.parametrize("case", LIVE, ids=[c[0] for c in LIVE])
+def test_pre_tool_use_scenarios_live(tmp_path: Path, version: str, case: tuple) -> None:
+    name, rules, answer, command, codex_reads, difference = case
+    codex = realtools.require(realtools.codex_path(version))
+    s = Setup(tmp_path / "codex", {"PreToolUse": answer})
+    s.user_json([("PreToolUse", "Bash", "h1", 10)])
+    if rules:
+        (s.home / "rules").mkdir()
+        (s.home / "rules" / "default.rules").write_text(rules)
+    requests = codex_exec(codex, tmp_path / "out", s.ws, s.home, "go",
+                          [{"tool": "<auto>", "command": command}, {"text": "done"}], [],
+                          "-s", "danger-full-access")  # fmt: skip
+    theirs = told(requests)
+    assert len(theirs) == 1 and codex_reads in theirs[0], theirs
+    result, _, mine = play(tmp_path / "shellgate", {
+        "hooks_json": [["PreToolUse", "Bash", "h1", 10]], "rules": rules, "command": command,
+        "policy": "never", "answers": {"PreToolUse": answer}})  # fmt: skip
+    if difference is None:  # the same: what the model reads, or that it ran
+        said = result.reason or f"Process exited with code {result.exit_code}"
+        assert codex_reads in said, (name, said)
+        if "rewritten" in str(answer):
+            assert (s.ws / "rewritten").exists() and (mine.ws / "rewritten").exists()
+    else:  # Codex ran it; ShellGate puts it to a person (none under never: refused, saying why)
+        assert result.status.value == "forbidden" and difference in (result.reason or "")
