@@ -13,6 +13,7 @@ import asyncio
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from shellgate.answer.codex_hooks import HookSet, managed_only
 from shellgate.answer.hooks import SessionHooks
@@ -62,7 +63,7 @@ def review(
     command: str, cwd: str, justification: str | None, reason: str | None, *, agent: str,
     approval_policy: str | None, approve_for_me: bool, transcript_path: str | None,
     deadline_s: float | None, env: Mapping[str, str] | None = None,
-) -> Answered | None:  # fmt: skip
+) -> tuple[Answered | None, dict[str, str | None]] | None:  # fmt: skip
     """Another agent's question to Codex's reviewer, when it is on (`--approve-for-me` on the
     hook, or `approvals_reviewer = "auto_review"` in Codex's config for the cwd) and the policy
     routes it there; None: the person (the editor, else the agent's prompt) is asked. The
@@ -84,4 +85,14 @@ def review(
     reviewer.timeout_ms = max(1000, min(reviewer.timeout_ms, int(limit * 1000)))
     request = ApprovalRequest("hook", RequestKind.EXEC, ("/bin/bash", "-lc", command), cwd,
                               reason, (), agent=agent, justification=justification)  # fmt: skip
-    return asyncio.run(reviewer.answer(request))
+    return asyncio.run(reviewer.answer(request)), verdict_json(reviewer)
+
+
+def verdict_json(reviewer: Any) -> dict[str, str | None]:
+    """The last review as the editor's history keeps it (broker `review`)."""
+    _, verdict, _ = reviewer.verdicts[-1]
+    return {"outcome": verdict.outcome if verdict else None,
+            "riskLevel": verdict.risk_level if verdict else None,
+            "userAuthorization": verdict.user_authorization if verdict else None,
+            "rationale": verdict.rationale if verdict else None,
+            "model": reviewer.provider.model, "told": None}  # fmt: skip

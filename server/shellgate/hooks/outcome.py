@@ -176,8 +176,11 @@ def _resolve(
             return Resolution(Verdict.BLOCK, said.refusal)
     why = decision.reason or "the command needs approval under Codex's rules"
     if asked is None:  # Codex's reviewer, when it is on, answers instead of the person
-        reviewed = _reviewed(request, options, agent_name, why, transcript)
-        if reviewed is not None:
+        found = _reviewed(request, options, agent_name, why, transcript)
+        if found is not None:
+            reviewed, verdict = found
+            if verdict is not None:
+                _record_review(request, decision, {**verdict, "told": reviewed.said})
             if reviewed.answer.decision.approves:
                 return _allowed(request, options, decision, "ShellGate: approved by Codex's "
                                 f"auto-reviewer ({reviewed.source})")  # fmt: skip
@@ -210,7 +213,8 @@ def _reviewed(
     request: seam.AgentRequest, options: Options, agent_name: str, why: str,
     transcript: str | None,
 ) -> Any:  # fmt: skip
-    """The reviewer's answer (approval.answerers.Answered), None when no reviewer is on."""
+    """The reviewer's answer (approval.answerers.Answered) and its verdict for the editor's
+    history, None when no reviewer is on."""
     if not isinstance(request.command, str):
         return None
     # deferred: the reviewer (~60 ms), only for a question
@@ -221,13 +225,27 @@ def _reviewed(
     from shellgate.rules.errors import RulesError
 
     try:
-        return review(request.command, request.cwd, request.justification, why,
-                      agent=agent_name, approval_policy=request.approval_policy,
-                      approve_for_me=options.approve_for_me, transcript_path=transcript,
-                      deadline_s=options.deadline)  # fmt: skip
+        found = review(request.command, request.cwd, request.justification, why,
+                       agent=agent_name, approval_policy=request.approval_policy,
+                       approve_for_me=options.approve_for_me, transcript_path=transcript,
+                       deadline_s=options.deadline)  # fmt: skip
     except RulesError as exc:  # a configuration Codex would refuse: nothing runs
         return Answered(Answer(ReviewDecision.DENIED), AnsweredBy.REVIEWER, None,
-                        f"ShellGate: Codex's configuration does not load: {exc}")
+                        f"ShellGate: Codex's configuration does not load: {exc}"), None
+    if found is None or found[0] is None:
+        return None
+    return found
+
+
+def _record_review(
+    request: seam.AgentRequest, decision: seam.AgentDecision, verdict: dict[str, Any]
+) -> None:
+    """The editor whose workspace holds the cwd keeps the reviewer's verdict in its approval
+    history (Show Approvals); without an editor, nothing (best effort, 2 s at most)."""
+    # deferred: the broker client, only once the reviewer answered
+    from shellgate.broker.client import reviewed as tell_editor
+
+    tell_editor(request, decision, verdict)
 
 
 def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:
