@@ -124,8 +124,14 @@ def resolve(
 
 
 def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
-    """The admin's Codex hooks (`answer.for_agents`), None without any: one stat."""
-    if not os.path.exists(ADMIN_REQUIREMENTS):
+    """The admin's Codex hooks (`answer.for_agents`), None without any: one read of a small
+    file; TOML is parsed only when it mentions hooks (the remembered-decision path stays fast
+    on a machine whose admin tier has none)."""
+    try:
+        with open(ADMIN_REQUIREMENTS, "rb") as f:
+            if b"hooks" not in f.read():
+                return None
+    except OSError:
         return None
     # deferred: the answerers (~5 ms) only on a machine with an admin tier
     from shellgate.answer.for_agents import admin_hooks
