@@ -231,3 +231,27 @@ def test_the_mcp_shell_tool_asks_the_reviewer(tmp_path: Path) -> None:
     assert person.asked == []
     assert len(sent) == 2
     assert len(sent[1]["body"]["input"]) == 7  # one conversation: the second review continues it
+
+
+def test_the_agent_reads_a_hooks_additional_context(tmp_path: Path) -> None:
+    """A PostToolUse hook's additionalContext reaches the agent's next model request as a
+    developer message, after the tool's result (spec §4.3); a PreToolUse rewrite is what ran."""
+    from hookenv import Setup, pre
+
+    s = Setup(tmp_path / "hooks", {
+        "PostToolUse": {"kind": "json", "stdout": {"hookSpecificOutput": {
+            "hookEventName": "PostToolUse", "additionalContext": "X-CONTEXT from the hook"}}},
+        "PreToolUse": pre("allow", None, updatedInput={"command": "echo rewritten"})})
+    s.user_toml([("PreToolUse", "Bash", "h1", None), ("PostToolUse", "Bash", "h1", None)])
+    main = [{"tool": "<auto>", "command": "echo original"}, {"text": "done"}]
+    with standin(tmp_path / "standin", [], main=main) as st:
+        done = shellgate(s.home, s.ws, "agent", "--model-url", st.base_url, "--model",
+                         "stand-in", "--wire-api", "responses", "--sandbox",
+                         "danger-full-access", "--transcript", str(tmp_path / "t.jsonl"),
+                         "say hi")  # fmt: skip
+        last = st.requests("main")[-1]["body"]["input"]
+    assert done.returncode == 0, done.stderr
+    out = next(i for i in last if i.get("type") == "function_call_output")
+    assert "rewritten" in out["output"] and "original" not in out["output"]
+    assert last[-1] == {"type": "message", "role": "developer",
+                        "content": [{"type": "input_text", "text": "X-CONTEXT from the hook"}]}

@@ -52,4 +52,4 @@ class OrchestratedRunner:
         decision = answered[-1].answer.decision.wire if answered else None
         sandboxed = result.attempts[-1].sandboxed if result.attempts else None
         return CommandResult(_OUTCOMES[result.status], result.exit_code, output, duration,
-                             result.reason, decision, sandboxed)
+                             result.reason, decision, sandboxed, result.context)
