@@ -146,14 +146,16 @@ def test_review_prints_the_assessment_and_runs_nothing(tmp_path: Path) -> None:
 
 
 def hook(codex_home: Path, ws: Path, agent: str, command: str, *flags: str,
-         transcript: Path | None = None) -> subprocess.CompletedProcess[str]:
+         transcript: Path | None = None,
+         cache: Path | None = None) -> subprocess.CompletedProcess[str]:
     event = {"hook_event_name": "BeforeTool" if agent == "gemini" else "PreToolUse",
              "tool_name": "run_shell_command" if agent == "gemini" else "Bash",
              "cwd": str(ws), "session_id": "s1", "tool_input": {"command": command},
              "transcript_path": str(transcript) if transcript else None}
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
     env.update(HOME=str(ws.parent), CODEX_HOME=str(codex_home),
-               XDG_RUNTIME_DIR=str(ws.parent), SHELLGATE_HOOK_FALLBACK="ask")
+               XDG_RUNTIME_DIR=str(ws.parent), SHELLGATE_HOOK_FALLBACK="ask",
+               XDG_CACHE_HOME=str(cache or ws.parent / "cache"))
     return subprocess.run([sys.executable, "-m", "shellgate", "hook", agent, *flags],
                           input=json.dumps(event), cwd=ws, env=env, capture_output=True,
                           text=True, timeout=120)  # fmt: skip
@@ -255,3 +257,36 @@ def test_the_agent_reads_a_hooks_additional_context(tmp_path: Path) -> None:
     assert "rewritten" in out["output"] and "original" not in out["output"]
     assert last[-1] == {"type": "message", "role": "developer",
                         "content": [{"type": "input_text", "text": "X-CONTEXT from the hook"}]}
+
+
+def test_one_reviewer_conversation_per_agent_session(tmp_path: Path) -> None:
+    """Hook calls of one Claude Code session continue one reviewer conversation (kept between
+    the hook's processes), and three denials in a turn trip Codex's circuit breaker; the
+    user's next message starts a new turn."""
+    transcript = tmp_path / "claude.jsonl"
+
+    def said(text: str) -> None:
+        with transcript.open("a") as f:
+            f.write(json.dumps({"message": {"role": "user", "content": text}}) + "\n")
+
+    said("make the files")
+    with standin(tmp_path / "standin", [DENY]) as s:
+        codex_home, ws = home(tmp_path, s.port)
+        env_cache = tmp_path / "cache"
+        reasons = []
+        for n in range(4):
+            if n == 3:
+                said("try once more")
+            done = hook(codex_home, ws, "claude-code", f"touch f{n}", "--approve-for-me",
+                        transcript=transcript, cache=env_cache)  # fmt: skip
+            reasons.append(verdict("claude-code", done)[1])
+        sent = s.requests()
+    assert [len(r["body"]["input"]) for r in sent] == [4, 7, 10, 13]  # one conversation
+    assert all("Reason: not asked for" in r for r in reasons[:2])
+    assert reasons[2].startswith("Automatic approval review rejected too many approval "
+                                 "requests for this turn (3 consecutive")
+    assert "Reason: not asked for" in reasons[3]  # a new turn
+    delta = sent[3]["body"]["input"][-1]["content"]
+    assert any("user: try once more" in part["text"] for part in delta)
+    kept = list((env_cache / "shellgate" / "reviews").iterdir())
+    assert len(kept) == 1 and oct(kept[0].stat().st_mode & 0o777) == "0o600"

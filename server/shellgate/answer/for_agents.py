@@ -10,7 +10,11 @@ Synchronous: a hook process answers the agent once and exits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -61,6 +65,7 @@ MARGIN_S = 3.0  # the answer must still reach the host in time
 
 def review(
     command: str, cwd: str, justification: str | None, reason: str | None, *, agent: str,
+    session_id: str | None,
     approval_policy: str | None, approve_for_me: bool, transcript_path: str | None,
     deadline_s: float | None, env: Mapping[str, str] | None = None,
 ) -> tuple[Answered | None, dict[str, str | None]] | None:  # fmt: skip
@@ -78,14 +83,73 @@ def review(
     found = configured_review(cwd, codex_home(env), approve_for_me=approve_for_me)
     policy = ApprovalPolicy.parse(approval_policy) if approval_policy else ON_REQUEST
     limit = (deadline_s or HOST_DEADLINE_S) - MARGIN_S
-    reviewer = reviewer_for(found, policy, transcript=lambda: from_agent_file(transcript_path),
-                            env=env)  # fmt: skip
+    entries = from_agent_file(transcript_path)
+    reviewer = reviewer_for(found, policy, transcript=lambda: entries, env=env)
     if reviewer is None:
         return None
     reviewer.timeout_ms = max(1000, min(reviewer.timeout_ms, int(limit * 1000)))
+    kept = _state_path(agent, session_id, cwd, env)
+    users = sum(e.kind == "user" for e in entries)
+    state = _load(kept)
+    if state is not None:
+        reviewer.restore(state)
+        if users > int(state.get("users", 0)):
+            reviewer.new_turn()  # the user spoke since: a new turn for the circuit breaker
     request = ApprovalRequest("hook", RequestKind.EXEC, ("/bin/bash", "-lc", command), cwd,
                               reason, (), agent=agent, justification=justification)  # fmt: skip
-    return asyncio.run(reviewer.answer(request)), verdict_json(reviewer)
+    answered = asyncio.run(reviewer.answer(request))
+    _save(kept, {**reviewer.snapshot(), "users": users})
+    return answered, verdict_json(reviewer)
+
+
+KEEP_SECONDS = 2 * 24 * 3600  # a session's reviewer conversation, unused this long, goes
+
+
+def _state_path(
+    agent: str, session_id: str | None, cwd: str, env: Mapping[str, str] | None
+) -> str | None:
+    """Where one agent session's reviewer conversation is kept between hook calls (private
+    to the user: it holds the transcript's words); None without a session id."""
+    if not session_id:
+        return None
+    environ = os.environ if env is None else env
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    key = hashlib.sha256(json.dumps([agent, session_id, cwd]).encode()).hexdigest()[:32]
+    return os.path.join(base, "shellgate", "reviews", key + ".json")
+
+
+def _load(path: str | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    keys = ("session_id", "history", "seen", "denials", "recent")
+    return data if isinstance(data, dict) and all(k in data for k in keys) else None
+
+
+def _save(path: str | None, state: dict[str, Any]) -> None:
+    """Written whole (a temporary file renamed), 0600 in a 0700 folder; old ones pruned."""
+    if path is None:
+        return
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        os.replace(tmp, path)
+        now = time.time()
+        for name in os.listdir(folder):
+            old = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                if now - os.stat(old).st_mtime > KEEP_SECONDS:
+                    os.unlink(old)
+    except OSError:
+        pass  # the next call starts a new conversation: nothing is lost but context
 
 
 def verdict_json(reviewer: Any) -> dict[str, str | None]:

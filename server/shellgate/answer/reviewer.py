@@ -145,6 +145,21 @@ class Reviewer:
     def new_turn(self) -> None:
         self._denials = 0
 
+    def snapshot(self) -> dict[str, Any]:
+        """The conversation and the breaker's count, to go on in another process (a hook's
+        next call in the same agent session)."""
+        return {"session_id": self.session_id, "history": self.history, "seen": self._seen,
+                "last_answer": self._last_answer, "denials": self._denials,
+                "recent": self._recent}  # fmt: skip
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        self.session_id = str(state["session_id"])
+        self.history = list(state["history"])
+        self._seen = int(state["seen"])
+        self._last_answer = state.get("last_answer")
+        self._denials = int(state["denials"])
+        self._recent = [bool(x) for x in state["recent"]][-50:]
+
     async def answer(self, request: ApprovalRequest) -> Answered | None:
         if request.kind is RequestKind.PATCH:
             return None

@@ -232,7 +232,8 @@ def _reviewed(
 
     try:
         found = review(request.command, request.cwd, request.justification, why,
-                       agent=agent_name, approval_policy=request.approval_policy,
+                       agent=agent_name, session_id=request.session_id,
+                       approval_policy=request.approval_policy,
                        approve_for_me=options.approve_for_me, transcript_path=transcript,
                        deadline_s=options.deadline)  # fmt: skip
     except RulesError as exc:  # a configuration Codex would refuse: nothing runs
