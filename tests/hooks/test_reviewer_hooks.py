@@ -1,8 +1,9 @@
-"""The real Claude Code and Gemini CLI (offline, against the stand-in) with ShellGate's hook and
-Codex's auto-reviewer on (`approvals_reviewer = "auto_review"` in Codex's config): a command
-that would have waited for a person (a `prompt` rule, no editor) is answered by the reviewer,
-which here is the same stand-in asked with Codex's guardian request; a reviewer that refuses or
-answers garbage never lets it through, and the model reads why (Codex's words)."""
+"""The real Claude Code, Gemini CLI and Copilot CLI (offline, against the stand-in) with
+ShellGate's hook and Codex's auto-reviewer on (`approvals_reviewer = "auto_review"` in Codex's
+config): a command that would have waited for a person (a `prompt` rule, no editor) is answered
+by the reviewer, which here is the same stand-in asked with Codex's guardian request; a
+reviewer that refuses or answers garbage never lets it through, and the model reads why
+(Codex's words)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import Home, bash, claude_turn, gemini_prepare, gemini_turn
+from agents import Home, bash, claude_turn, copilot_turn, gemini_prepare, gemini_turn
 
 import realtools
 from realclients import tool_results
@@ -69,3 +70,16 @@ def test_gemini_s_question_goes_to_the_reviewer(home: Home) -> None:
     script = [bash("touch made"), {"text": '{"outcome": "allow"}'}, {"text": "fin"}]
     result = wrapped(gemini_turn, home, gemini, script)
     assert (home.ws / "made").exists(), result["stderr"][-2000:]
+
+
+def test_copilot_s_question_goes_to_the_reviewer(home: Home) -> None:
+    copilot = realtools.copilot()
+    home.install("copilot", "--sandbox", "workspace-write")
+    reviewed_home(home)
+    script = [bash("touch made"), {"text": '{"outcome": "deny", "rationale": "no need"}'},
+              {"text": "fin"}]
+    result = wrapped(copilot_turn, home, copilot, script)
+    assert result["rc"] == 0, result["stderr"][-2000:]
+    assert not (home.ws / "made").exists()
+    said = tool_results(result["requests"][-1])
+    assert any("Reason: no need" in t for t in said), said
