@@ -31,6 +31,7 @@ from shellgate.approval.question import (
     ask_with_timeout,
     refusal,
 )
+from shellgate.approval.requirement import ExecApprovalRequirement, Forbidden, NeedsApproval
 from shellgate.rules.shlex_rs import join
 
 
@@ -119,6 +120,20 @@ class CommandHooks(Protocol):
     async def post_tool_use(
         self, command: str, cwd: str, call_id: str, output: str
     ) -> After: ...
+
+
+def hook_failed(
+    requirement: ExecApprovalRequirement, why: str, policy: ApprovalPolicy
+) -> ExecApprovalRequirement:
+    """A PreToolUse hook failed: Codex runs the command as if it had not answered; ShellGate
+    asks the person, once and without an amendment (or refuses it where nobody may be asked)."""
+    if isinstance(requirement, Forbidden):
+        return requirement
+    if policy.kind is ApprovalPolicyKind.NEVER:
+        return Forbidden(f"{why}; approval policy is never, so it is not run")
+    if isinstance(requirement, NeedsApproval):
+        return replace(requirement, reason=f"{requirement.reason or why} ({why})", one_shot=True)
+    return NeedsApproval(why, None, one_shot=True)
 
 
 def reviews(policy: ApprovalPolicy) -> bool:

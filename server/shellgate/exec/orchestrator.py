@@ -20,6 +20,8 @@ from shellgate.approval.answerers import (
     Answered,
     AnsweredBy,
     AnswerStage,
+    HookNote,
+    hook_failed,
     rewritten,
     shell_script,
 )
@@ -230,9 +232,7 @@ class Orchestrator:
         call_id = f"call_{uuid.uuid4().hex[:10]}"
         script = shell_script(req.command)
         before = await stage.before(script, os.path.realpath(req.cwd), call_id)
-        for note in before.runs:
-            self._emit("hook", event=note.event, source=note.source, command=note.command,
-                       status=note.status, text=note.text)  # fmt: skip
+        self._emit_hooks(before.runs)
         if before.blocked is not None:
             self._emit("forbidden", reason=before.told(script), answered_by="hook")
             return ExecResult(Status.FORBIDDEN, reason=before.told(script),
@@ -243,7 +243,8 @@ class Orchestrator:
         call = self._call(req)
         if before.ask is not None:
             call.person_only = before.ask
-            call.requirement = self._hook_failed(call.requirement, before.ask)
+            call.requirement = hook_failed(call.requirement, before.ask,
+                                           self.context.approval_policy)  # fmt: skip
         if isinstance(call.requirement, Forbidden):
             self._emit("forbidden", reason=call.requirement.reason)
             return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
@@ -257,9 +258,7 @@ class Orchestrator:
         if result.status is not Status.COMPLETED:
             return result
         after = await stage.after(script, call.cwd, call_id, result.output)
-        for note in after.runs:
-            self._emit("hook", event=note.event, source=note.source, command=note.command,
-                       status=note.status, text=note.text)  # fmt: skip
+        self._emit_hooks(after.runs)
         return replace(result, replaced_output=after.output,
                        context=(*before.context, *after.context))  # fmt: skip
 
@@ -268,19 +267,10 @@ class Orchestrator:
         assert self.answerers is not None  # __post_init__
         return self.answerers
 
-    def _hook_failed(
-        self, requirement: ExecApprovalRequirement, why: str
-    ) -> ExecApprovalRequirement:
-        """A PreToolUse hook failed: Codex runs the command as if it had not answered;
-        ShellGate asks the person (or refuses it where nobody may be asked)."""
-        if isinstance(requirement, Forbidden):
-            return requirement
-        if self.context.approval_policy.kind is ApprovalPolicyKind.NEVER:
-            return Forbidden(f"{why}; approval policy is never, so it is not run")
-        if isinstance(requirement, NeedsApproval):
-            return replace(requirement, reason=f"{requirement.reason or why} ({why})",
-                           one_shot=True)  # fmt: skip
-        return NeedsApproval(why, None, one_shot=True)
+    def _emit_hooks(self, runs: Sequence[HookNote]) -> None:
+        for note in runs:
+            self._emit("hook", event=note.event, source=note.source, command=note.command,
+                       status=note.status, text=note.text)  # fmt: skip
 
     def _call(self, req: ExecRequest) -> _Call:
         """What the rules require of this command, and whether it would run sandboxed: without
