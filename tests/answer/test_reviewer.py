@@ -244,3 +244,14 @@ def test_the_reviewer_looks_only_read_only(tmp_path: Path) -> None:
     outputs = [i for i in s.requests()[1]["body"]["input"] if i.get("type") ==
                "function_call_output"]  # fmt: skip
     assert "rc=1" in outputs[0]["output"]
+
+
+def test_a_blocked_host_is_reviewed_as_network_access(tmp_path: Path) -> None:
+    q = ApprovalRequest("q", RequestKind.NETWORK, ("/bin/bash", "-lc", "curl example.com"),
+                        str(tmp_path / "ws"), "network access to example.com was blocked", (),
+                        host="example.com")  # fmt: skip
+    answers, s, _ = review(tmp_path, [{"json": {"outcome": "allow"}}], [Entry("user", "x")], [q])
+    assert answers[0].answer.decision is ReviewDecision.APPROVED
+    parts = [c["text"] for c in s.requests()[0]["body"]["input"][3]["content"]]
+    assert json.loads(parts[-2]) == {"host": "example.com", "target": "example.com",
+                                     "tool": "network_access"}

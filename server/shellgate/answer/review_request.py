@@ -115,6 +115,13 @@ def action_json(
     return json.dumps(action, sort_keys=True, indent=2, ensure_ascii=False)
 
 
+def network_action_json(host: str) -> str:
+    """A blocked host (Codex: `tool: "network_access"` with target, host, protocol, port; the
+    proxy knows the host only)."""
+    return json.dumps({"host": host, "target": host, "tool": "network_access"}, sort_keys=True,
+                      indent=2, ensure_ascii=False)  # fmt: skip
+
+
 def _entry_text(n: int, entry: Entry, order: int) -> str:
     """One entry as Codex lays it out (observed: a user's, a tool call's, a tool result's)."""
     text = entry.text if len(entry.text) <= ENTRY_LIMIT else entry.text[:ENTRY_LIMIT] + " …"

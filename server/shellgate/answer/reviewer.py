@@ -30,6 +30,7 @@ from shellgate.answer.review_request import (
     action_json,
     first_review,
     follow_up,
+    network_action_json,
 )
 from shellgate.approval.answerers import Answered, AnsweredBy
 from shellgate.approval.question import Answer, ApprovalRequest, RequestKind
@@ -192,6 +193,8 @@ class Reviewer:
     async def _review(self, request: ApprovalRequest) -> Verdict | str:
         action = action_json(request.command, request.cwd, request.justification,
                              request.sandbox_permissions)  # fmt: skip
+        if request.kind is RequestKind.NETWORK and request.host:
+            action = network_action_json(request.host)
         if request.kind is RequestKind.ESCALATION:
             reason: str | None = "command failed; retry without sandbox?"
         elif request.sandbox_permissions == "require_escalated":
