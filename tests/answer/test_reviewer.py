@@ -255,3 +255,46 @@ def test_a_blocked_host_is_reviewed_as_network_access(tmp_path: Path) -> None:
     parts = [c["text"] for c in s.requests()[0]["body"]["input"][3]["content"]]
     assert json.loads(parts[-2]) == {"host": "example.com", "target": "example.com",
                                      "tool": "network_access"}
+
+
+# Codex's routing (spec auto-review.md §3), through the orchestrator: (policy, rules, command,
+# who is asked, does it run)
+ROUTES = [
+    ("on-request", "prompt", "touch made", "reviewer", True),  # rule_prompt: reviewed
+    ("untrusted", "", "touch made", "person", True),  # as_untrusted: the person, not reviewed
+    ("never", "prompt", "touch made", "nobody", False),  # never_rule_prompt: refused
+    ("on-request", "forbidden", "touch made", "nobody", False),  # rule_forbidden: never reviewed
+    ("on-request", "", "ls", "nobody", True),  # nothing to ask
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("policy,rule,command,asked,ran", ROUTES)
+def test_routing_as_codex_routes(tmp_path: Path, policy: str, rule: str, command: str,
+                                 asked: str, ran: bool) -> None:
+    from shellgate.approval.answerers import AnswerStage, reviews
+    from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
+    from shellgate.approval.question import AutomaticApprover
+    from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+    from shellgate.rules.loader import load_policy
+    from shellgate.rules.policy import Policy
+
+    rules = tmp_path / "r.rules"
+    rules.write_text(f'prefix_rule(pattern=["touch"], decision="{rule}")\n' if rule else "")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    approval = ApprovalPolicy.parse(policy)
+    person = AutomaticApprover(default=ReviewDecision.APPROVED)
+    with standin(tmp_path / "standin", [{"json": {"outcome": "allow"}}]) as s:
+        r = reviewer(s.base_url, [Entry("user", "do it")])
+        stage = AnswerStage(person, (r,) if reviews(approval) else ())
+        orch = Orchestrator(load_policy([str(rules)]) if rule else Policy(), person,
+                            ExecContext(approval, SandboxMode.DANGER_FULL_ACCESS),
+                            codex_home=str(tmp_path / "home"), deny_read=(),
+                            answerers=stage)  # fmt: skip
+        result = asyncio.run(orch.run(ExecRequest(("bash", "-lc", command), str(ws))))
+        sent = s.requests()
+    who = "reviewer" if sent else "person" if person.asked else "nobody"
+    assert who == asked, (result, person.asked)
+    assert (result.status.value == "completed") is ran, result
+    if asked == "reviewer":
+        assert result.answered_by is AnsweredBy.REVIEWER and not person.asked
