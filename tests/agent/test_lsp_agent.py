@@ -215,3 +215,21 @@ async def test_neovim_answers_through_show_message_request(nvim: LanguageClient)
     assert "touch nvim.txt" in shown.message and "\x1b" not in shown.message
     assert "\\x1b[2J" in shown.message
     assert next(a.title for a in shown.actions) == "Yes, proceed"
+
+
+async def test_the_reviewer_answers_instead_of_the_dialog(client: LanguageClient) -> None:
+    """approvals_reviewer = "auto_review" in Codex's config: the agent's question goes to the
+    reviewer on the thread's own model (here over Chat Completions), never to the dialog."""
+    home = client.tmp / "codex-home"  # type: ignore[attr-defined]
+    (home / "config.toml").write_text('approvals_reviewer = "auto_review"\n')
+    with StandIn([{"tool": "<auto>", "command": "touch reviewed.txt"},
+                  {"text": '{"outcome": "allow", "risk_level": "low"}'},
+                  {"text": "Done."}]) as standin:
+        result = await start(client, standin.url, "make reviewed.txt")
+        review = standin.posts[1]
+    assert field(result, "status") == "completed"
+    assert (client.project / "reviewed.txt").is_file()  # type: ignore[attr-defined]
+    assert client.asked == []  # type: ignore[attr-defined]
+    assert review["response_format"]["json_schema"]["name"] == "codex_output_schema"
+    assert review["messages"][0]["content"].startswith("You are judging one planned")
+    assert any("user: make reviewed.txt" in m["content"] for m in review["messages"])

@@ -71,10 +71,12 @@ async def accept_all(request: AgentRequest, decision: AgentDecision, timeout: fl
 
 
 @contextmanager
-def running(folders: list[str], on_ask: OnAsk = accept_all) -> Iterator[Endpoint]:
+def running(folders: list[str], on_ask: OnAsk = accept_all,
+            on_reviewed: Any = None) -> Iterator[Endpoint]:
     """An endpoint on its own event loop in a thread, as a language server runs it."""
     loop = asyncio.new_event_loop()
-    endpoint = Endpoint(folders, on_decide=decide_in_thread, on_ask=on_ask, version="test")
+    endpoint = Endpoint(folders, on_decide=decide_in_thread, on_ask=on_ask, version="test",
+                        on_reviewed=on_reviewed)  # fmt: skip
     started = threading.Event()
 
     def main() -> None:

@@ -188,7 +188,7 @@ def shellgate(config: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     policy, sandbox = spec["approvalPolicy"], spec["sandbox"]
     given = ["--approval-policy", policy] if policy else []
     explain = subprocess.run(
-        [*py, "explain", "--json", "--cwd", config["ws"], *given,
+        [*py, "explain", "--json", "--run-hooks", "--cwd", config["ws"], *given,
          "--sandbox", sandbox, "--shell", spec["command"]],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip

@@ -2,22 +2,23 @@
 
 A seeded generator draws admin set-ups: rules in `/etc/codex/rules` (layer system), in
 `requirements.toml` (forbidden, prompt, prompt-user) and in the user's `rules/`, the
-requirements' allowed approval policies and sandbox modes and `deny_read`, a system
-`config.toml`; and for each, sessions (approval policy x sandbox mode) running a command some
-rule matches and one none does. Each set-up runs in a private user + mount + network namespace
-with a scratch folder as `/etc/codex` (managed_appserver.py; the machine's own /etc is never
-written), through Codex's app-server (one thread per session, the stand-in model calling its
-shell tool), and through ShellGate's `explain --json` and `hook claude-code` in the same
-namespace. Compared per row: what happens first (runs, asks, refused), the refusal's words,
-the session's effective approval policy and sandbox, Codex's fallback warnings; and for
-invalid requirements files, Codex's startup error against ShellGate's.
+requirements' allowed approval policies and sandbox modes and `deny_read`, a managed PreToolUse
+hook (`[hooks]`) refusing one command, a system `config.toml`; and for each, sessions (approval
+policy x sandbox mode) running a command some rule matches and one none does. Each set-up runs
+in a private user + mount + network namespace with a scratch folder as `/etc/codex`
+(managed_appserver.py; the machine's own /etc is never written), through Codex's app-server
+(one thread per session, the stand-in model calling its shell tool), and through ShellGate's
+`explain --json` and `hook claude-code` in the same namespace (`explain --run-hooks`: the
+admin's hook runs there too). Compared per row: what happens first (runs, asks, refused), the
+refusal's words, the session's effective approval policy and sandbox, Codex's fallback
+warnings; and for invalid requirements files, Codex's startup error against ShellGate's.
 
 One mapping, documented in README.md (deliberate differences): a `prompt-user` rule under a
 policy that may ask is refused by Codex's app-server ("approval request failed": it has no
 channel for that request), where ShellGate asks a person; the row must show exactly that.
 
-`SHELLGATE_MANAGED_SEED` reproduces a run, `SHELLGATE_MANAGED_SETUPS` sets how many set-ups
-are drawn per run (default 6, plus 3 invalid files).
+`SHELLGATE_MANAGED_SEED` reproduces a run, `SHELLGATE_MANAGED_SETUPS` sets how many set-ups are
+drawn per run (default 6, plus 3 invalid files).
 """
 
 from __future__ import annotations
@@ -60,6 +61,19 @@ class Setup:
     user_config: str | None = None
     cases: list[dict[str, str]] = field(default_factory=list)
     prompt_user: set[str] = field(default_factory=set)  # first words of prompt-user rules
+    hook_word: str | None = None  # a managed PreToolUse hook refuses commands starting so
+
+
+# The admin's managed PreToolUse hook (requirements.toml [hooks], issue 25): refuses a command
+# whose first word is its argument, saying so; quiet otherwise.
+DENY_HOOK = """import json, sys
+event = json.load(sys.stdin)
+words = event["tool_input"]["command"].split()
+if words and words[0] == sys.argv[1]:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "admin hook says no to " + sys.argv[1]}}))
+"""
 
 
 def _rule(word: str, decision: str, tier: str) -> str:
@@ -96,6 +110,11 @@ def draw(rng: random.Random, n: int) -> list[Setup]:
                 lines += ["[[rules.prefix_rules]]", f'pattern = [{{ token = "{words[0]}" }}]',
                           f'decision = "{decision}"']  # fmt: skip
                 lines += [just.lstrip(", ")] if just else []
+        if rng.random() < 0.35:  # the admin's hook refuses one of the words (issue 25)
+            s.hook_word = rng.choice(words)
+            lines += ["[hooks]", "[[hooks.PreToolUse]]", 'matcher = "Bash"',
+                      "[[hooks.PreToolUse.hooks]]", 'type = "command"',
+                      f'command = "python3 /etc/codex/hooks/deny.py {s.hook_word}"']  # fmt: skip
         s.requirements = "\n".join(lines) + "\n" if lines else None
         if rng.random() < 0.6:
             s.system_rules = _rule(words[1], rng.choice(["allow", "prompt", "forbidden"]), "sys")
@@ -142,6 +161,9 @@ def run_setup(base: Path, setup: Setup, version: str, with_shellgate: bool) -> d
     (ws / "secret.txt").write_text("secret\n")
     if setup.requirements is not None:
         (sys_dir / "requirements.toml").write_text(setup.requirements)
+    if setup.hook_word is not None:
+        (sys_dir / "hooks").mkdir(exist_ok=True)
+        (sys_dir / "hooks" / "deny.py").write_text(DENY_HOOK)
     if setup.system_rules is not None:
         (sys_dir / "rules" / "admin.rules").write_text(setup.system_rules)
     if setup.user_rules is not None:
@@ -163,6 +185,7 @@ def run_setup(base: Path, setup: Setup, version: str, with_shellgate: bool) -> d
     return result
 
 
+HOOK_BLOCKED = "Command blocked by PreToolUse hook: "
 _EXITED = re.compile(r"^(Process exited with code|Exit code:) -?\d+", re.M)
 _REJECTED = re.compile(r'Rejected\(\\?"(.*?)\\?"\)')
 _MODE = {"readOnly": "read-only", "workspaceWrite": "workspace-write",
@@ -173,6 +196,7 @@ def codex_row(case: dict[str, Any]) -> dict[str, Any]:
     if case.get("thread_error"):
         return {"outcome": "session refused", "words": case["thread_error"]}
     eff = case.get("effective") or {}
+    blocked = [o for o in case.get("outputs", []) if o.startswith(HOOK_BLOCKED)]
     summaries = [w["params"]["summary"] for w in case.get("warnings", [])
                  if w.get("method") == "configWarning"]  # fmt: skip
     warnings = sorted({w for w in summaries if "disallowed by requirements" in w})
@@ -181,6 +205,9 @@ def codex_row(case: dict[str, Any]) -> dict[str, Any]:
         "sandbox": _MODE.get((eff.get("sandbox") or {}).get("type"), "?"),
         "warnings": warnings,
     }
+    if blocked:  # the admin's PreToolUse hook refused it, before the rules
+        row.update(outcome="hook refused", words=blocked[0])
+        return row
     if case.get("approvals"):
         row["outcome"] = "asks"
         return row
@@ -210,7 +237,10 @@ def explain_row(out: dict[str, Any], prompt_user: set[str], command: str) -> dic
     row: dict[str, Any] = {"approval": ctx["approval_policy"], "sandbox": ctx["sandbox"],
                            "warnings": sorted(set(session.get("warnings", [])))}  # fmt: skip
     req = ex["requirement"]
-    if req["type"] == "skip":
+    decided = (ex.get("answerers") or {}).get("decision") or {}
+    if decided.get("by") == "hook" and decided.get("outcome") == "refused":  # --run-hooks
+        row.update(outcome="hook refused", words=decided.get("told"))
+    elif req["type"] == "skip":
         row["outcome"] = "runs"
     elif req["type"] == "needs_approval":
         hits = [h for s in ex["segments"] for h in s["matched_rules"]]
@@ -286,7 +316,10 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     differences.append(f"{label}: explain {explained} vs Codex {theirs}")
                 verdict, reason = hook_row(mine["hook"])
                 expected = {"runs": "allow", "asks": "ask", "refused": "deny",
-                            "prompt-user refused": "ask"}[theirs["outcome"]]  # fmt: skip
+                            "prompt-user refused": "ask",
+                            "hook refused": "deny"}[theirs["outcome"]]  # fmt: skip
+                if theirs["outcome"] == "hook refused" and theirs["words"] not in reason:
+                    differences.append(f"{label}: hook said {reason!r} vs Codex {theirs}")
                 # README (deliberate differences): with no sandbox of ShellGate's (the hook is
                 # given none for danger-full-access), what no rule allows and is not read-only
                 # is asked where Codex runs it: never looser than the agent alone
@@ -294,7 +327,7 @@ def test_admin_setups_agree_with_codex(base: Path) -> None:
                     "danger-full-access" and "runs commands without its sandbox here" in reason
                 if verdict != expected and not unconfined:
                     differences.append(f"{label}: hook {verdict} ({reason}) vs Codex {theirs}")
-                if theirs["outcome"] == "refused" and verdict != "deny":
+                if theirs["outcome"] in ("refused", "hook refused") and verdict != "deny":
                     differences.append(f"{label}: hook let a refused command through: {verdict}")
     print(f"managed tier: seed {SEED}, {len(setups)} set-ups, {rows} rows ({seen}) over "
           f"{len(realtools.CODEX_VERSIONS)} versions, differences: {len(differences)}")

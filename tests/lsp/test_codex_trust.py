@@ -43,3 +43,16 @@ async def test_status_hover_and_explain_say_what_codex_does(client: LanguageClie
         await client.protocol.send_request_async("shellgate/explain", {"command": ["make"]})
     )
     assert explained.get("warnings", []) == []
+
+
+async def test_status_says_when_auto_review_answers(client: LanguageClient) -> None:
+    """approvals_reviewer = "auto_review" in Codex's config: the status bar names the model."""
+    env = env_of(client)
+    status = plain(await client.protocol.send_request_async("shellgate/status", {}))
+    assert status["autoReview"] is None
+    (env.home / "config.toml").write_text(
+        'approvals_reviewer = "auto_review"\nmodel = "gpt-5.5"\n')
+    status = plain(await client.protocol.send_request_async("shellgate/status", {}))
+    assert status["autoReview"] == {"model": "gpt-5.5", "provider": "openai",
+                                    "base_url": "https://api.openai.com/v1",
+                                    "wire_api": "responses", "timeout_ms": 90000}

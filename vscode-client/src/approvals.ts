@@ -10,7 +10,7 @@ export interface ApprovalEntry {
   sessionId?: string | null;
   command: string[];
   cwd: string;
-  state: string; // deciding | waiting | asking | answered | gone | failed
+  state: string; // deciding | waiting | asking | answered | gone | failed | reviewed
   decision?: string | null;
   reason?: string | null;
   answer?: string | null;
@@ -18,6 +18,9 @@ export interface ApprovalEntry {
   amendmentWritten?: string | null;
   askedAt: number;
   answeredAt?: number | null;
+  /** Codex's auto-reviewer answered instead of a person (state `reviewed`). */
+  review?: { outcome?: string | null; riskLevel?: string | null; userAuthorization?: string | null;
+    rationale?: string | null; model?: string | null; told?: string | null } | null;
 }
 
 export interface ApprovalHistory { waiting: number; showing: number; entries: ApprovalEntry[] }
@@ -32,7 +35,14 @@ export function renderApprovals(h: ApprovalHistory): string {
     lines.push(`  $ ${clean(join(e.command), 600)}`);
     lines.push(`  in ${clean(e.cwd)}`);
     lines.push(`  rules: ${clean(e.decision ?? 'not decided yet')}${e.reason ? `: ${clean(e.reason)}` : ''}`);
-    lines.push(`  answer: ${e.answer ? clean(e.answer) : e.state}${took}${e.message ? `: ${clean(e.message)}` : ''}`);
+    const r = e.review;
+    if (r) {
+      const verdict = r.outcome ? `${clean(r.outcome)} (risk: ${clean(r.riskLevel ?? 'not given')}, authorization: ${clean(r.userAuthorization ?? 'not given')})` : 'the review failed: refused';
+      lines.push(`  reviewer (${clean(r.model ?? 'auto-review')}): ${verdict}${r.rationale ? `: ${clean(r.rationale)}` : ''}`);
+      if (r.told && r.outcome !== 'allow') lines.push(`  the agent read: ${clean(r.told)}`);
+    } else {
+      lines.push(`  answer: ${e.answer ? clean(e.answer) : e.state}${took}${e.message ? `: ${clean(e.message)}` : ''}`);
+    }
     if (e.amendmentWritten) lines.push(`  wrote: ${clean(e.amendmentWritten)}`);
     lines.push('');
   }

@@ -19,6 +19,8 @@ export interface ServerStatus {
   approvalsShowing?: number;
   /** The admin's requirements (/etc/codex/requirements.toml) clamped the policy or sandbox. */
   requirements?: { approvalPolicy: string | null; sandbox: string | null; warnings: string[] } | null;
+  /** Codex's auto-reviewer answers the editor's questions (approvals_reviewer = "auto_review"). */
+  autoReview?: { model: string; provider: string | null; base_url: string; wire_api: string; timeout_ms: number } | null;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -71,7 +73,9 @@ export class StatusItem implements vscode.Disposable {
     // what runs: the admin's fallback when the requirements disallow the settings
     const policy = req?.approvalPolicy ? `${req.approvalPolicy} (admin)` : s.approvalPolicy;
     const mode = req?.sandbox ? `${req.sandbox} (admin)` : s.sandboxMode;
-    this.item.text = `${icon} ${policy} · ${mode}${count}${waiting}`;
+    const review = this.status.autoReview;
+    const reviewed = review ? ` · $(sparkle) auto-review: ${review.model}` : '';
+    this.item.text = `${icon} ${policy} · ${mode}${count}${waiting}${reviewed}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**ShellGate**: ${this.running ? 'server running' : 'server not running'}\n\n`);
     tip.appendMarkdown(`approval policy \`${s.approvalPolicy}\`, sandbox \`${s.sandboxMode}\`\n\n`);
@@ -92,6 +96,11 @@ export class StatusItem implements vscode.Disposable {
     if (req?.warnings.length) {
       tip.appendMarkdown('\n$(warning) **The admin\'s requirements** (/etc/codex/requirements.toml):\n\n');
       for (const w of req.warnings) { tip.appendMarkdown('- '); tip.appendText(w); tip.appendMarkdown('\n'); }
+    }
+    if (review) {
+      tip.appendMarkdown('\n$(sparkle) **Auto-review is on**: questions go to Codex\'s reviewer, ');
+      tip.appendText(`${review.model} at ${review.base_url} (${review.wire_api}, deadline ${review.timeout_ms} ms)`);
+      tip.appendMarkdown(', not to you; a failed review refuses the command.\n');
     }
     if (approvalsWaiting > 0) tip.appendMarkdown(`\n${approvalsWaiting} question${approvalsWaiting === 1 ? '' : 's'} from outside agents waiting (ShellGate: Show Approvals)\n`);
     for (const t of this.status.codexTrust ?? []) {

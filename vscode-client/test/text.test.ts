@@ -133,6 +133,23 @@ test('the approvals history: newest first, who asked, what the rules said, the a
   assert.match(text, /Claude Code\n {2}\$ make x\n {2}in \/w\n {2}rules: not decided yet\n {2}answer: waiting\n/);
 });
 
+test('the approvals history shows the reviewer\'s verdicts', () => {
+  const text = renderApprovals({
+    waiting: 0, showing: 0,
+    entries: [
+      { id: 'review-1', agent: 'claude-code', agentName: 'Claude Code', command: ['bash', '-lc', 'touch made'], cwd: '/w',
+        state: 'reviewed', decision: 'prompt', reason: 'look first', answer: 'decline', askedAt: 0, answeredAt: 0,
+        review: { outcome: 'deny', riskLevel: 'high', userAuthorization: 'low', rationale: 'not asked for', model: 'gpt-5.5',
+          told: 'This action was rejected due to unacceptable risk.' } },
+      { id: 'review-2', agent: 'gemini', agentName: 'Gemini CLI', command: ['ls'], cwd: '/w', state: 'reviewed', askedAt: 1,
+        review: { outcome: null, model: 'gpt-5.5', told: 'Automatic approval review failed: guardian assessment was not valid JSON' } },
+    ],
+  });
+  assert.match(text, /\n {2}reviewer \(gpt-5\.5\): deny \(risk: high, authorization: low\): not asked for\n {2}the agent read: This action was rejected/);
+  assert.match(text, /\n {2}reviewer \(gpt-5\.5\): the review failed: refused\n {2}the agent read: Automatic approval review failed/);
+  assert.ok(!/answer: decline/.test(text));
+});
+
 test('explain JSON renders as the CLI lays it out', () => {
   const text = renderTrace({
     command: ['touch', 'a'], script: null, context: { approval_policy: 'on-request', sandbox: 'workspace-write', sandbox_permissions: 'use_default' },

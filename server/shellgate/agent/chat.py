@@ -11,7 +11,13 @@ from typing import Any
 import httpx
 
 from shellgate.agent.accumulator import ToolCallAccumulator
-from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
+from shellgate.agent.history import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    ToolCall,
+    UserMessage,
+)
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
 from shellgate.agent.transport import HttpModelClient
@@ -30,6 +36,8 @@ def render_messages(history: Sequence[Message], system: str) -> list[dict[str, A
 def _rendered(m: Message) -> tuple[dict[str, Any], ...]:
     if isinstance(m, UserMessage):
         return ({"role": "user", "content": m.text},)
+    if isinstance(m, DeveloperMessage):  # Chat Completions' closest role
+        return ({"role": "system", "content": m.text},)
     if isinstance(m, AssistantMessage):
         msg: dict[str, Any] = {"role": "assistant", "content": m.text or None}
         if m.tool_calls:

@@ -29,4 +29,12 @@ class ToolResult:
     output: str
 
 
-Message = UserMessage | AssistantMessage | ToolResult
+@dataclass(frozen=True)
+class DeveloperMessage:
+    """Context for the model from outside the conversation: a Codex hook's
+    `additionalContext`, which Codex sends as a developer message in the next request."""
+
+    text: str
+
+
+Message = UserMessage | AssistantMessage | ToolResult | DeveloperMessage

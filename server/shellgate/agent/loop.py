@@ -20,7 +20,14 @@ from typing import Any
 
 from shellgate.agent.config import AgentConfig
 from shellgate.agent.events import EventSink
-from shellgate.agent.history import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
+from shellgate.agent.history import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+)
 from shellgate.agent.model import ModelClient, ModelError
 from shellgate.agent.retry import with_retries
 from shellgate.agent.runner import CommandRequest, CommandResult, CommandRunner, Outcome
@@ -85,6 +92,7 @@ class AgentSession:
         self.system = (system_prompt or SYSTEM_PROMPT).format(cwd=self.cwd)
         self.tools: Sequence[dict[str, Any]] = (SHELL_TOOL,)
         self.history: list[Message] = []
+        self._context: list[str] = []  # hooks' additionalContext, sent after the tool results
         self.thread_id = _new_id("thr")
         self._interrupted = False
         self._logged_items = 0
@@ -175,6 +183,9 @@ class AgentSession:
             for call in answer.tool_calls:
                 ok, aborted = await self._tool_call(ids, call)
                 state.pending.remove(call)
+                if not state.pending:  # after every tool result: the hooks' context (Codex)
+                    self.history.extend(DeveloperMessage(t) for t in self._context)
+                    self._context.clear()
                 consecutive_errors = 0 if ok else consecutive_errors + 1
                 if aborted:
                     return TurnResult(TurnStatus.ABORTED, state.final_text, state.model_calls,
@@ -275,6 +286,7 @@ class AgentSession:
             "exitCode": result.exit_code, "durationMs": int(result.duration_s * 1000),
             "outcome": result.outcome.value, "reason": result.reason}})
         self.history.append(ToolResult(call.call_id, self._tell_model(args.command, result)))
+        self._context.extend(result.context)
         return True, result.outcome is Outcome.ABORTED
 
     def _workdir(self, requested: str | None) -> str:

@@ -6,30 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
 
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.context import SandboxPermissions
-from shellgate.approval.question import Answer, ApprovalRequest, Approver
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
 
 
 def login_shell() -> str:
     # Codex resolves the shell to an absolute path (`/bin/bash -lc ...`), and so do we.
     return shutil.which("bash") or "/bin/bash"
-
-
-@dataclass
-class _RecordingApprover:
-    """Passes every question on, remembering the answers given for the command in flight."""
-
-    inner: Approver
-    answers: list[Answer] = field(default_factory=list)
-
-    async def request_approval(self, request: ApprovalRequest) -> Answer:
-        answer = await self.inner.request_approval(request)
-        self.answers.append(answer)
-        return answer
 
 
 _OUTCOMES = {
@@ -44,12 +29,11 @@ _OUTCOMES = {
 class OrchestratedRunner:
     def __init__(self, orchestrator: Orchestrator) -> None:
         self.orchestrator = orchestrator
-        self._approver = _RecordingApprover(orchestrator.approver)
-        orchestrator.approver = self._approver
         self.shell = login_shell()
 
     async def run(self, request: CommandRequest, on_output: OnOutput) -> CommandResult:
-        self._approver.answers.clear()
+        answered = self.orchestrator.stage.history  # every answer, whoever gave it
+        answered.clear()
         if not os.path.isdir(request.workdir):
             return CommandResult(Outcome.FAILED,
                                  reason=f"workdir {request.workdir} is not a directory")
@@ -62,11 +46,10 @@ class OrchestratedRunner:
         started = time.monotonic()
         result: ExecResult = await self.orchestrator.run(exec_request)
         duration = time.monotonic() - started
-        output = result.output
+        output = result.for_model  # a PostToolUse hook may have replaced it
         if output:
             on_output(output)
-        answers = self._approver.answers
-        decision = answers[-1].decision.wire if answers else None
+        decision = answered[-1].answer.decision.wire if answered else None
         sandboxed = result.attempts[-1].sandboxed if result.attempts else None
         return CommandResult(_OUTCOMES[result.status], result.exit_code, output, duration,
-                             result.reason, decision, sandboxed)
+                             result.reason, decision, sandboxed, result.context)

@@ -9,7 +9,13 @@ from typing import Any
 
 import httpx
 
-from shellgate.agent.history import AssistantMessage, Message, ToolCall, UserMessage
+from shellgate.agent.history import (
+    AssistantMessage,
+    DeveloperMessage,
+    Message,
+    ToolCall,
+    UserMessage,
+)
 from shellgate.agent.model import ModelError, ModelTurn, OnText, StreamCut
 from shellgate.agent.sse import sse_events
 from shellgate.agent.transport import HttpModelClient
@@ -25,8 +31,9 @@ def render_input(history: Sequence[Message]) -> list[dict[str, Any]]:
 # Rendered once per message, as in chat.py (the dicts are shared and must not be changed).
 @functools.lru_cache(maxsize=4096)
 def _rendered(m: Message) -> tuple[dict[str, Any], ...]:
-    if isinstance(m, UserMessage):
-        return ({"type": "message", "role": "user",
+    if isinstance(m, UserMessage | DeveloperMessage):
+        role = "user" if isinstance(m, UserMessage) else "developer"
+        return ({"type": "message", "role": role,
                  "content": [{"type": "input_text", "text": m.text}]},)
     if isinstance(m, AssistantMessage):
         out: list[dict[str, Any]] = []

@@ -40,6 +40,7 @@ class CommandResult:
     reason: str | None = None  # forbidden/failed: the message the model reads
     decision: str | None = None  # the approval decision, when one was asked
     sandboxed: bool | None = None
+    context: tuple[str, ...] = ()  # Codex hooks' additionalContext for the next model request
 
 
 OnOutput = Callable[[str], None]

@@ -75,6 +75,10 @@ class ApprovalRequest:
     # "Don't ask again" candidates, narrow to broad (shellgate.replay.ladder), computed only
     # when the person picks that choice: they read the user's histories.
     ladder: Callable[[], Sequence[Rung]] | None = None
+    # what the agent said about it (`justification`), and whether it asks to leave the sandbox
+    # (`require_escalated`): what a hook and the reviewer are shown
+    justification: str | None = None
+    sandbox_permissions: str = "use_default"
 
     @property
     def title(self) -> str:

@@ -26,6 +26,7 @@ from shellgate.broker.protocol import (
     DECIDE,
     HELLO,
     PROTOCOL_VERSION,
+    REVIEWED,
     AgentAnswer,
     AgentDecision,
     AgentRequest,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-__all__ = ["ServerInfo", "ask", "decide", "find_server", "hello"]
+__all__ = ["ServerInfo", "ask", "decide", "find_server", "hello", "reviewed"]
 
 # Beyond the person's time, how long the server may take to say "timeout" itself.
 ANSWER_GRACE = 5.0
@@ -62,6 +63,16 @@ def ask(
     result = call(ASK, params, timeout=timeout + ANSWER_GRACE, server=server, cwd=request.cwd,
                   cancel=cancel)  # fmt: skip
     return _parse(answer_from_json, result)
+
+
+def reviewed(
+    request: AgentRequest, decision: AgentDecision, review: dict[str, str | None], *,
+    timeout: float = 2.0, server: ServerInfo | None = None,
+) -> bool:  # fmt: skip
+    """Tell the editor whose workspace holds request.cwd that Codex's auto-reviewer answered
+    this question (its history shows it); False when no editor took it."""
+    params = {**request.to_json(), "decision": decision.to_json(), "review": review}
+    return call(REVIEWED, params, timeout=timeout, server=server, cwd=request.cwd) is not None
 
 
 def decide(

@@ -58,11 +58,12 @@ class Entry:
     request: AgentRequest
     decision: AgentDecision  # the asker's
     asked_at: float
-    state: str = "waiting"  # waiting | asking | answered | gone | failed
+    state: str = "waiting"  # waiting | asking | answered | gone | failed | reviewed
     answer: AgentAnswer | None = None
     answered_at: float | None = None
     rung: Rung | None = None  # the "don't ask again" ladder's pick, when not Codex's own
     amendment: tuple[str, ...] | None = None  # Codex's, as the question offered it
+    review: dict[str, str | None] | None = None  # Codex's auto-reviewer answered instead
 
     def to_json(self) -> dict[str, Any]:
         a = self.answer
@@ -81,6 +82,7 @@ class Entry:
             "amendmentWritten": None if a is None else a.amendment_written,
             "askedAt": self.asked_at,
             "answeredAt": self.answered_at,
+            "review": self.review,
         }
 
 
@@ -103,6 +105,20 @@ class Desk:
     @property
     def showing(self) -> int:
         return sum(1 for e in self.history if e.state == "asking")
+
+    def reviewed(
+        self, request: AgentRequest, decision: AgentDecision, review: dict[str, str | None]
+    ) -> Entry:
+        """Codex's auto-reviewer answered an agent's question (in the agent's hook): kept in
+        the history with its verdict, nobody asked."""
+        now = time.time()
+        allowed = review.get("outcome") == "allow"
+        entry = Entry(f"review-{next(_ids)}", request, decision, now, "reviewed",
+                      AgentAnswer("accept" if allowed else "decline", review.get("told")), now,
+                      review=review)  # fmt: skip
+        self.history.append(entry)
+        self.on_change(self)
+        return entry
 
     async def ask(
         self, request: AgentRequest, decision: AgentDecision, timeout: float

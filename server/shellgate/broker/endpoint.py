@@ -32,6 +32,7 @@ from shellgate.broker.protocol import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     PROTOCOL_VERSION,
+    REVIEWED,
     AgentAnswer,
     AgentDecision,
     AgentRequest,
@@ -40,6 +41,7 @@ from shellgate.broker.protocol import (
     check_version,
     decision_from_json,
     request_from_json,
+    review_from_json,
 )
 
 log = logging.getLogger("shellgate.broker")
@@ -48,6 +50,7 @@ MAX_LINE = 1 << 20  # one request; a longer line closes the connection unanswere
 
 OnDecide = Callable[[AgentRequest], Awaitable[AgentDecision]]
 OnAsk = Callable[[AgentRequest, AgentDecision, float], Awaitable[AgentAnswer]]
+OnReviewed = Callable[[AgentRequest, AgentDecision, dict[str, str | None]], None]
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -63,10 +66,12 @@ class Endpoint:
         on_decide: OnDecide,
         on_ask: OnAsk,
         version: str,
+        on_reviewed: OnReviewed | None = None,
     ) -> None:
         self.workspace_folders = tuple(workspace_folders)
         self.on_decide = on_decide
         self.on_ask = on_ask
+        self.on_reviewed = on_reviewed
         self.version = version
         self.info: discovery.ServerInfo | None = None
         self.refused = 0  # connections from another uid, for tests and logs
@@ -223,6 +228,12 @@ class Endpoint:
             timeout = ask_timeout(params)
             decision = decision_from_json(params.get("decision"))  # the asker's, carried
             return (await self.on_ask(request_from_json(params), decision, timeout)).to_json()
+        if method == REVIEWED:  # a record for the history: nobody is asked
+            review = review_from_json(params.get("review"))
+            decision = decision_from_json(params.get("decision"))
+            if self.on_reviewed is not None:
+                self.on_reviewed(request_from_json(params), decision, review)
+            return {}
         raise ProtocolError(f"unknown method {method}", METHOD_NOT_FOUND)
 
     async def _send(

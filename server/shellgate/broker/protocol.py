@@ -24,6 +24,7 @@ PROTOCOL_VERSION = 2  # 2: an ask carries the asker's decision
 HELLO = "shellgate/hello"
 DECIDE = "shellgate/decide"
 ASK = "shellgate/ask"
+REVIEWED = "shellgate/reviewed"  # Codex's auto-reviewer answered an agent's question
 
 # JSON-RPC error codes: the standard ones, and one of ours for a protocol mismatch.
 PARSE_ERROR = -32700
@@ -330,3 +331,20 @@ def ask_timeout(params: dict[str, Any]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
         raise ProtocolError("`timeoutSeconds` must be a number of seconds in (0, 86400]")
     return float(value)
+
+
+REVIEW_KEYS = ("outcome", "riskLevel", "userAuthorization", "rationale", "model", "told")
+
+
+def review_from_json(raw: object) -> dict[str, str | None]:
+    """A reviewer's verdict as the history keeps it: every field a string or null (`outcome`
+    null: the review failed or timed out; `told`: what the agent's model read)."""
+    if not isinstance(raw, dict):
+        raise ProtocolError("`review` must be an object")
+    out: dict[str, str | None] = {}
+    for key in REVIEW_KEYS:
+        value = raw.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ProtocolError(f"`review.{key}` must be a string or null")
+        out[key] = value
+    return out

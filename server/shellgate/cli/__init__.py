@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("shellgate.cli.explain", "the whole decision chain for a command, explained"),
     "lint": ("shellgate.cli.lint", "diagnostics for .rules files (text, json, sarif)"),
     "run": ("shellgate.cli.run", "run a command through rules, approval and the sandbox"),
+    "review": ("shellgate.cli.review", "ask Codex's auto-reviewer about a command (runs nothing)"),
     "serve": ("shellgate.cli.serve", "the language server over stdio"),
     "agent": ("shellgate.cli.agent", "a model-driven agent whose commands pass the chain"),
     "mcp": ("shellgate.cli.mcp", "an MCP server (stdio) whose shell passes the chain; install"),

@@ -32,7 +32,7 @@ USAGE = (
     "[--api-key-env VAR] [--approval-policy POLICY] [--sandbox MODE] [--cwd DIR] "
     "[--rules FILE]... [--codex-home DIR] [--project DIR] [--standin SCRIPT] "
     "[--transcript FILE] [--max-turns N] [--budget SECONDS] [--no-stream] "
-    "[--approval-timeout SECONDS] TASK"
+    "[--approval-timeout SECONDS] [--approve-for-me] TASK"
 )
 
 
@@ -85,6 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=d.budget_s, metavar="SECONDS",
                    help=f"wall-clock budget per message (default {d.budget_s:g})")
     p.add_argument("--no-stream", action="store_true", help="ask for whole answers")
+    p.add_argument("--approve-for-me", action="store_true",
+                   help="route approval requests through automatic review (Codex's "
+                   "auto-reviewer) on the agent's own model, with on-request approvals unless "
+                   "--approval-policy says otherwise")  # fmt: skip
     p.add_argument("--approval-timeout", type=float, default=300.0, metavar="SECONDS",
                    help="an unanswered question counts as denied after this (default 300)")
     return p
@@ -178,6 +182,11 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    if args.approve_for_me and approval is None:  # Codex's --approve-for-me: on-request
+        # deferred: once the arguments are parsed
+        from shellgate.approval.context import ON_REQUEST
+
+        approval = ON_REQUEST
     standin_script = None
     if args.standin:
         # deferred: only --standin reads a stand-in script
@@ -209,9 +218,15 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
     from shellgate.agent.factory import make_model_client
     from shellgate.agent.loop import AgentSession, TurnStatus
     from shellgate.agent.orchestrated import OrchestratedRunner
+
+    # deferred: Codex's hooks and the reviewer, as the agent's other machinery
+    from shellgate.answer.review_client import Provider
+    from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
+    from shellgate.answer.transcripts import from_history
     from shellgate.approval.context import ExecContext
     from shellgate.exec.orchestrator import Orchestrator
     from shellgate.exec.terminal import TerminalApprover
+    from shellgate.rules.errors import RulesError
 
     standin = None
     model_url, model = args.model_url, args.model
@@ -226,11 +241,25 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
                          api_key_env=args.api_key_env, stream=not args.no_stream,
                          max_turns=args.max_turns, budget_s=args.budget)
     approver = TerminalApprover()
+    holder: list[AgentSession] = []  # the session, once made: the reviewer reads its history
+    try:
+        review = configured_review(cwd, codex_home, approve_for_me=args.approve_for_me,
+                                   provider=Provider(config.model, config.model_url,
+                                                     config.wire_api.value, config.api_key_env))
+        if review.warning:
+            print(f"{PROG}: warning: {review.warning}", file=sys.stderr)
+        reviewer = reviewer_for(review, limits.approval_policy, transcript=lambda: from_history(
+            holder[0].history if holder else []))  # fmt: skip
+    except RulesError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_RULES_ERROR
     orchestrator = Orchestrator(
         policy, approver,
         ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
-        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent")
+        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent",
+        answerers=answer_stage(approver, codex_home=codex_home,
+                               approval=limits.approval_policy, model=model, reviewer=reviewer))
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None
@@ -238,6 +267,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         pending: list[tuple[str, dict[str, Any]]] = []
         session = AgentSession(client, OrchestratedRunner(orchestrator), config, cwd,
                                lambda m, p: pending.append((m, p)))
+        holder.append(session)
         path = Path(args.transcript) if args.transcript else default_transcript_path(
             session.thread_id)
         transcript = Transcript(path)
@@ -246,6 +276,8 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         session.sink = fanout(view, transcript)
         message = task
         while True:
+            if reviewer is not None:
+                reviewer.new_turn()  # the circuit breaker counts denials in a turn
             try:
                 result = await session.run_turn(message)
             except asyncio.CancelledError:

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from shellgate.cli import common
 from shellgate.shell import bash_reading
@@ -20,7 +21,7 @@ USAGE = (
     "shellgate explain [--rules FILE ...] [--codex-home DIR] [--project DIR] [--cwd DIR] "
     "[--approval-policy POLICY] [--sandbox read-only|workspace-write|danger-full-access] "
     "[--sandbox-permissions use_default|require_escalated] [--justification TEXT] [--json] "
-    "[--bash-cross-check] "
+    "[--bash-cross-check] [--run-hooks] [--approve-for-me] "
     "(-- CMD... | --shell SCRIPT)"
 )
 
@@ -77,6 +78,15 @@ def _parser() -> argparse.ArgumentParser:
         "--bash-cross-check", action="store_true",
         help="also check the split against bash's own grammar (bashlex; about 200 ms more)",
     )  # fmt: skip
+    p.add_argument(
+        "--run-hooks", action="store_true",
+        help="run the Codex PreToolUse and PermissionRequest hooks that would run for the "
+        "command (they are real programs) and show their answer",
+    )  # fmt: skip
+    p.add_argument(
+        "--approve-for-me", action="store_true",
+        help="as `run --approve-for-me`: questions go to Codex's auto-reviewer",
+    )  # fmt: skip
     p.add_argument("--shell", metavar="SCRIPT", help="explain `bash -lc SCRIPT`")
     return p
 
@@ -105,6 +115,11 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    if args.approve_for_me and approval is None:  # Codex's --approve-for-me: on-request
+        # deferred: once the arguments are parsed
+        from shellgate.approval.context import ON_REQUEST
+
+        approval = ON_REQUEST
     cwd = common.workdir(PROG, args.cwd)
     if isinstance(cwd, int):
         return cwd
@@ -129,6 +144,7 @@ def main(argv: list[str]) -> int:
 
     # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
     from shellgate.approval.context import ExecContext, SandboxPermissions
+    from shellgate.rules.errors import RulesError
 
     context = ExecContext(
         approval_policy=session.approval_policy,
@@ -138,15 +154,30 @@ def main(argv: list[str]) -> int:
         fs_policy_has_denied_reads=bool(session.deny_read),
     )
 
-    # deferred: the explain chain (~40-55 ms) once the arguments are parsed
+    # deferred: the explain chain (~40-55 ms) and who answers (Codex's hooks, the reviewer)
+    # once the arguments are parsed
+    from shellgate.answer.explained import explain_answerers
     from shellgate.explain import explain, render_text, to_json
 
     files = tuple((f, layer.name) for layer in layers for f in layer.files)
     target: list[str] | str = args.shell if args.shell is not None else command
-    explanation = explain(target, policy=policy, context=context, cwd=cwd, rules_files=files,
-                          project=trust, session=session)  # fmt: skip
+
+    def chain(target: list[str] | str) -> Any:
+        return explain(target, policy=policy, context=context, cwd=cwd, rules_files=files,
+                       project=trust, session=session)  # fmt: skip
+
+    try:
+        explanation, who = explain_answerers(chain, target, config, context, cwd,
+                                             run=args.run_hooks,
+                                             approve_for_me=args.approve_for_me)  # fmt: skip
+    except RulesError as err:  # a config.toml or hooks.json Codex refuses
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
     if args.json:
-        sys.stdout.write(json.dumps(to_json(explanation), indent=2, ensure_ascii=False) + "\n")
+        data = to_json(explanation)
+        data["answerers"] = who.to_json()
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render_text(explanation))
+        sys.stdout.write(who.render())
     return 0

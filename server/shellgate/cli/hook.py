@@ -34,6 +34,7 @@ USAGE = f"""usage: {PROG} {AGENT_NAMES} [--approval-policy POLICY]
                       [--sandbox read-only|workspace-write|danger-full-access]
                       [--network off|full]
                       [--fallback ask|deny] [--ask-timeout SECONDS] [--deadline SECONDS]
+                      [--approve-for-me]
        {PROG} install {AGENT_NAMES} [--scope user|project|managed]
                       [--sandbox read-only|workspace-write|danger-full-access]
                       [--network off|full] [--fallback ask|deny] [--approval-policy POLICY]
@@ -61,6 +62,10 @@ Reads the agent's hook event (JSON) on stdin and answers in that agent's format.
   --deadline S       Copilot: answer no after S seconds whatever is pending (default 315,
                      below the 330 s timeout `hook install copilot` gives the hosts, which
                      run the command when a hook overruns)
+  --approve-for-me   Claude Code, Gemini, Copilot: a question goes to Codex's auto-reviewer
+                     (the model of Codex's config.toml) instead of a person, as
+                     approvals_reviewer = "auto_review" in config.toml does; a failed or
+                     slow review refuses the command
 Exit 0 with the answer on stdout, or 2 with the reason on stderr (blocked)."""
 
 _DEFAULT_DEADLINE = {"copilot": "315"}
@@ -136,7 +141,12 @@ def _options(agent: str, args: list[str]) -> Options:
         "--approval-policy", "--sandbox", "--network", "--fallback", "--ask-timeout", "--deadline"
     )
     i = 0
+    approve_for_me = False
     while i < len(args):
+        if args[i] == "--approve-for-me":  # a switch: questions go to Codex's reviewer
+            approve_for_me = True
+            i += 1
+            continue
         flag, _, value = args[i].partition("=")
         if flag not in known:
             raise HookInputError(f"unknown option {args[i]!r} (see `{PROG} --help`)")
@@ -178,6 +188,7 @@ def _options(agent: str, args: list[str]) -> Options:
         network=network,
         ask_timeout=timeout,
         deadline=deadline,
+        approve_for_me=approve_for_me,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import signal
 import sys
 
@@ -31,6 +32,7 @@ USAGE = (
     "shellgate run [--approval-policy POLICY] [--sandbox MODE] [--cwd DIR] [--json-events] "
     "[--rules FILE ...] [--codex-home DIR] [--project DIR] [--writable-root DIR ...] "
     "[--network off|proxy|full] [--timeout SECONDS] [--approval-timeout SECONDS] "
+    "[--approve-for-me] "
     "(-- CMD... | --shell SCRIPT)"
 )
 
@@ -101,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="an unanswered question counts as denied after this (default 300)",
     )
+    p.add_argument(
+        "--approve-for-me", action="store_true",
+        help="route approval requests through automatic review (Codex's auto-reviewer, on the "
+        "model of Codex's config.toml), with on-request approvals unless --approval-policy "
+        "says otherwise; as approvals_reviewer = \"auto_review\" in config.toml",
+    )
     p.add_argument("--shell", metavar="SCRIPT", help="run `bash -lc SCRIPT`")
     return p  # fmt: skip
 
@@ -124,32 +132,54 @@ def main(argv: list[str]) -> int:
     approval = common.approval_policy(PROG, args.approval_policy)
     if isinstance(approval, int):
         return approval
+    if args.approve_for_me and approval is None:  # Codex's --approve-for-me: on-request
+        # deferred: as the rest of the chain, once the arguments are parsed
+        from shellgate.approval.context import ON_REQUEST
+
+        approval = ON_REQUEST
 
     running = common.running_session(PROG, args, cwd, approval, status=EXIT_RULES_ERROR)
     if isinstance(running, int):
         return running
     codex_home, policy, session = running
 
-    # deferred: once the arguments are parsed (`--help` and usage errors answer without it)
+    # deferred: once the arguments are parsed (`--help` and usage errors answer without it),
+    # Codex's hooks and the reviewer (~5 ms) too
+    from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
+    from shellgate.answer.transcripts import typed_command
     from shellgate.approval.context import ExecContext
 
     # deferred: the orchestrator (~40 ms) once the arguments are parsed
     from shellgate.exec.orchestrator import ExecRequest, Orchestrator
     from shellgate.exec.sandbox import NetworkAccess
     from shellgate.exec.terminal import TerminalApprover
+    from shellgate.rules.errors import RulesError
 
     def emit(event: object) -> None:
         sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
+    person = TerminalApprover()
+    script = command[2] if args.shell is not None else shlex.join(command)
+    try:
+        review = configured_review(cwd, codex_home, approve_for_me=args.approve_for_me)
+        if review.warning:
+            print(f"{PROG}: warning: {review.warning}", file=sys.stderr)
+        reviewer = reviewer_for(review, session.approval_policy,
+                                transcript=lambda: typed_command(script))  # fmt: skip
+        stage = answer_stage(person, codex_home=codex_home, approval=session.approval_policy,
+                             reviewer=reviewer)  # fmt: skip
+    except RulesError as exc:
+        print(f"{PROG}: {exc}; nothing ran", file=sys.stderr)
+        return EXIT_RULES_ERROR
     orchestrator = Orchestrator(
-        policy, TerminalApprover(),
+        policy, person,
         ExecContext(approval_policy=session.approval_policy, sandbox=session.sandbox,
                     fs_policy_has_denied_reads=bool(session.deny_read)),
         codex_home=str(codex_home), writable_roots=tuple(args.writable_root),
         network=NetworkAccess(args.network) if args.network else None,
         approval_timeout=args.approval_timeout, command_timeout=args.timeout,
-        on_event=emit if args.json_events else None,
+        on_event=emit if args.json_events else None, answerers=stage,
     )  # fmt: skip
     # The command's stdin is /dev/null, as in Codex; ours is for the answers.
     result = asyncio.run(until_signalled(orchestrator.run(ExecRequest(tuple(command), cwd))))
@@ -180,14 +210,18 @@ def _report(result: object, json_events: bool) -> int:
             "event": "result", "status": result.status.value, "exit_code": result.exit_code,
             "exit_status": code, "stdout": result.stdout, "stderr": result.stderr,
             "reason": result.reason, "notes": list(result.notes),
+            "answered_by": result.answered_by.value, "replaced_output": result.replaced_output,
             "attempts": [{"sandboxed": a.sandboxed, "outcome": a.outcome.value,
                           "exit_code": a.exit_code, "permission": a.permission}
                          for a in result.attempts],
         }, ensure_ascii=False) + "\n")  # fmt: skip
         return code
-    sys.stdout.write(result.stdout)
+    if result.replaced_output is not None:  # a PostToolUse hook's text, as the model reads it
+        sys.stdout.write(result.replaced_output)
+    else:
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
     sys.stdout.flush()
-    sys.stderr.write(result.stderr)
     for note in result.notes:
         print(f"shellgate: {note}", file=sys.stderr)
     if result.status is not Status.COMPLETED:

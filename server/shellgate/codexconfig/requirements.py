@@ -32,6 +32,7 @@ LAYER = "requirements"  # the layer name of managed rules in traces
 
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "granular", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access", "external-sandbox")
+REVIEWERS = ("user", "auto_review")  # allowed_approvals_reviewers' variants
 _DECISIONS = ("allow", "prompt", "prompt-user", "forbidden")
 _MODE_DEBUG = {
     "read-only": "ReadOnly",
@@ -98,10 +99,20 @@ class HookGroup:
     hooks: tuple[HookCommand, ...]
 
 
+HOOK_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse")
+
+
 @dataclass(frozen=True)
 class ManagedHooks:
     managed_dir: str | None
     pre_tool_use: tuple[HookGroup, ...]
+    permission_request: tuple[HookGroup, ...] = ()
+    post_tool_use: tuple[HookGroup, ...] = ()
+
+    def groups(self, event: str) -> tuple[HookGroup, ...]:
+        """The groups of one of HOOK_EVENTS, in the file's order."""
+        return {"PreToolUse": self.pre_tool_use, "PermissionRequest": self.permission_request,
+                "PostToolUse": self.post_tool_use}[event]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,11 @@ class Requirements:
     deny_read: tuple[str, ...] = ()  # absolute paths or globs
     hooks: ManagedHooks | None = None
     warnings: tuple[RequirementsWarning, ...] = ()
+    allow_managed_hooks_only: bool = False  # the user's (trusted) hooks do not run
+    # who may answer Codex's questions (None: anyone): "user", "auto_review"
+    allowed_approvals_reviewers: tuple[str, ...] | None = None
+    guardian_policy_config: str | None = None  # replaces the reviewer's Security Policy body
+    guardian_extra_policy: str | None = None  # appended to the default Security Policy
 
     def prefix_rules(self) -> list[PrefixRule]:
         """The managed rules as the policy holds them (layer "requirements"); a first position
@@ -258,6 +274,9 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
     sandbox: list[str] | None = None
     deny: list[str] = []
     hooks: ManagedHooks | None = None
+    managed_only = False
+    reviewers: list[str] | None = None
+    guardian: dict[str, str] = {}
     for key, value in data.items():
         if key not in KNOWN_KEYS:
             ignored((key,))
@@ -276,6 +295,14 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
             deny = _deny_read(r, value, base)
         elif key == "hooks":
             hooks = _hooks(r, value)
+        elif key == "allow_managed_hooks_only":
+            if not isinstance(value, bool):
+                raise r.type_error(_invalid(value, "a boolean"), (key,))
+            managed_only = value
+        elif key == "allowed_approvals_reviewers":
+            reviewers = _variants(r, value, (key,), REVIEWERS)
+        elif key in ("guardian_policy_config", "guardian_extra_policy"):
+            guardian[key] = _string(r, value, (key,))
     rules = _check_rules(r, rules_raw) if rules_raw is not None else ()
     for name, chosen in (("allowed_approval_policies", approval),
                          ("allowed_sandbox_modes", sandbox)):  # fmt: skip
@@ -291,6 +318,8 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
     return Requirements(
         path, rules, None if approval is None else tuple(approval),
         None if sandbox is None else tuple(sandbox), tuple(deny), hooks, tuple(warnings),
+        managed_only, None if reviewers is None else tuple(reviewers),
+        guardian.get("guardian_policy_config"), guardian.get("guardian_extra_policy"),
     )  # fmt: skip
 
 
@@ -421,12 +450,16 @@ def _hooks(r: _Reader, value: object) -> ManagedHooks:
     managed_dir = table.get("managed_dir")
     if managed_dir is not None:
         _string(r, managed_dir, ("hooks", "managed_dir"), hooks=True)
+    events = [_hook_groups(r, table.get(event, []), event) for event in HOOK_EVENTS]
+    return ManagedHooks(managed_dir if isinstance(managed_dir, str) else None, *events)
+
+
+def _hook_groups(r: _Reader, raw_groups: object, event: str) -> tuple[HookGroup, ...]:
     groups: list[HookGroup] = []
-    raw_groups = table.get("PreToolUse", [])
     if not isinstance(raw_groups, list):
         raise r.type_error(_invalid(raw_groups, "a sequence"), ("hooks",))
     for i, group in enumerate(raw_groups):
-        gk: KeyPath = ("hooks", "PreToolUse", i)
+        gk: KeyPath = ("hooks", event, i)
         if not isinstance(group, dict):
             raise r.type_error(_invalid(group, "a map"), ("hooks",))
         matcher = group.get("matcher")
@@ -445,7 +478,7 @@ def _hooks(r: _Reader, value: object) -> ManagedHooks:
                 raise r.type_error(_invalid(timeout, "u64"), ("hooks",))
             commands.append(HookCommand(command, timeout))
         groups.append(HookGroup(matcher, tuple(commands)))
-    return ManagedHooks(managed_dir if isinstance(managed_dir, str) else None, tuple(groups))
+    return tuple(groups)
 
 
 REQUIREMENTS_FILE = "requirements.toml"

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import enum
 import os
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from shellgate.approval import amendments
+from shellgate.approval.answerers import (
+    Answered,
+    AnsweredBy,
+    AnswerStage,
+    HookNote,
+    hook_failed,
+    rewritten,
+    shell_script,
+)
 from shellgate.approval.beyond import gate_requirement
 from shellgate.approval.cache import ApprovalStore, shell_approval_key
 from shellgate.approval.context import (
@@ -31,16 +41,13 @@ from shellgate.approval.defaults import (
 from shellgate.approval.fallback import make_fallback
 from shellgate.approval.matched import MatchedRule
 from shellgate.approval.question import (
-    Answer,
     ApprovalRequest,
     Approver,
     NetworkAction,
-    ask_with_timeout,
     escalation_question,
     exec_question,
     matched_rules,
     network_question,
-    refusal,
 )
 from shellgate.approval.requirement import (
     ExecApprovalRequirement,
@@ -111,10 +118,18 @@ class ExecResult:
     reason: str | None = None
     attempts: tuple[AttemptInfo, ...] = ()
     notes: tuple[str, ...] = ()
+    answered_by: AnsweredBy = AnsweredBy.RULES  # who decided (the last question's answerer)
+    replaced_output: str | None = None  # a PostToolUse hook's text, read instead of the output
+    context: tuple[str, ...] = ()  # the hooks' additionalContext for the model's next request
 
     @property
     def output(self) -> str:
         return self.stdout + self.stderr
+
+    @property
+    def for_model(self) -> str:
+        """What the model reads of the output (a PostToolUse hook may have replaced it)."""
+        return self.output if self.replaced_output is None else self.replaced_output
 
 
 Event = Mapping[str, object]
@@ -155,6 +170,8 @@ class _Call:
     key: str  # the session's approval key
     notes: list[str]
     approved: bool = False  # a person (or the session) said yes before the first attempt
+    person_only: str | None = None  # a hook failed (Codex fails open): only a person answers
+    answered_by: AnsweredBy = AnsweredBy.RULES
 
 
 @dataclass
@@ -177,9 +194,13 @@ class Orchestrator:
     # Who reads the person's words after "No, and tell … what to do differently" ("the agent");
     # None: nobody (`shellgate run`), and that choice just stops.
     asker: str | None = None
+    # Who answers before the person (Codex's hooks, the reviewer); None: the person alone
+    answerers: AnswerStage | None = None
     _egress: Egress = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.answerers is None:
+            self.answerers = AnswerStage(self.approver)
         self._egress = Egress.of(self.policy, self.network, self.host_rules, self.proxy_log)
         if self.deny_read:  # Codex's clamp: full access runs read-only, allow rules sandboxed
             mode = self.context.sandbox
@@ -203,17 +224,53 @@ class Orchestrator:
 
     # -- the flow: approval -> first attempt in the sandbox -> escalation and retry ----------
     async def run(self, req: ExecRequest) -> ExecResult:
+        """PreToolUse hooks -> rules -> a question (hooks, reviewer, person) -> the attempts
+        -> PostToolUse hooks (spec codex-hooks-chain.md §1)."""
         if not req.command:
             return ExecResult(Status.FORBIDDEN, reason="empty command")
+        stage = self.stage
+        call_id = f"call_{uuid.uuid4().hex[:10]}"
+        script = shell_script(req.command)
+        before = await stage.before(script, os.path.realpath(req.cwd), call_id)
+        self._emit_hooks(before.runs)
+        if before.blocked is not None:
+            self._emit("forbidden", reason=before.told(script), answered_by="hook")
+            return ExecResult(Status.FORBIDDEN, reason=before.told(script),
+                              answered_by=AnsweredBy.HOOK, context=before.context)  # fmt: skip
+        if before.command is not None:  # all later stages judge the new command (Codex)
+            script = before.command
+            req = replace(req, command=rewritten(req.command, script))
         call = self._call(req)
+        if before.ask is not None:
+            call.person_only = before.ask
+            call.requirement = hook_failed(call.requirement, before.ask,
+                                           self.context.approval_policy)  # fmt: skip
         if isinstance(call.requirement, Forbidden):
             self._emit("forbidden", reason=call.requirement.reason)
             return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
-                              notes=tuple(call.notes))  # fmt: skip
+                              notes=tuple(call.notes), context=before.context)  # fmt: skip
         stop = await self._approval(call)
         if stop is not None:
-            return replace(stop, notes=tuple(call.notes))
-        return await self._attempts(call)
+            return replace(stop, notes=tuple(call.notes), answered_by=call.answered_by,
+                           context=before.context)  # fmt: skip
+        result = await self._attempts(call)
+        result = replace(result, answered_by=call.answered_by, context=before.context)
+        if result.status is not Status.COMPLETED:
+            return result
+        after = await stage.after(script, call.cwd, call_id, result.output)
+        self._emit_hooks(after.runs)
+        return replace(result, replaced_output=after.output,
+                       context=(*before.context, *after.context))  # fmt: skip
+
+    @property
+    def stage(self) -> AnswerStage:
+        assert self.answerers is not None  # __post_init__
+        return self.answerers
+
+    def _emit_hooks(self, runs: Sequence[HookNote]) -> None:
+        for note in runs:
+            self._emit("hook", event=note.event, source=note.source, command=note.command,
+                       status=note.status, text=note.text)  # fmt: skip
 
     def _call(self, req: ExecRequest) -> _Call:
         """What the rules require of this command, and whether it would run sandboxed: without
@@ -262,10 +319,13 @@ class Orchestrator:
             return None
         amendment = requirement.proposed_execpolicy_amendment
         ladder = self._ladder(call.command, call.ctx, amendment) if amendment else None
-        answer = await self._ask(exec_question(
+        answered = await self._ask(replace(exec_question(
             call.command, call.cwd, requirement, self._matched_rules(call.command, call.ctx),
-            notes=call.notes, asker=self.asker, ladder=ladder))  # fmt: skip
-        return self._apply_exec_answer(answer, requirement, call.key)
+            notes=call.notes, asker=self.asker, ladder=ladder),
+            justification=call.req.justification,
+            sandbox_permissions=call.req.sandbox_permissions.value), call.person_only)  # fmt: skip
+        call.answered_by = answered.by
+        return self._apply_exec_answer(answered, requirement, call.key)
 
     async def _attempts(self, call: _Call) -> ExecResult:
         """The first attempt, then, while the sandbox denies it and the policy lets us ask,
@@ -294,9 +354,11 @@ class Orchestrator:
                 return done
             if network:
                 host = cls.hosts[0]
-                answer = await self._ask(
-                    network_question(call.command, call.cwd, host, cls.reason, self.asker))
-                stop = self._apply_network_answer(answer, host)
+                answered = await self._ask(
+                    network_question(call.command, call.cwd, host, cls.reason, self.asker),
+                    call.person_only)  # fmt: skip
+                call.answered_by = answered.by
+                stop = self._apply_network_answer(answered, host)
                 if stop is not None:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
@@ -307,15 +369,19 @@ class Orchestrator:
             retry = narrower or _Grant(no_sandbox=True)
             one_shot = isinstance(call.requirement, NeedsApproval) and call.requirement.one_shot
             if not call.approved or one_shot:  # else the first yes covered it (C.6)
-                answer = await self._ask(escalation_question(
+                answered = await self._ask(replace(escalation_question(
                     call.command, call.cwd, cls.reason, retry.extra_roots, retry.describe(),
-                    self._matched_rules(call.command, call.ctx), self.asker))  # fmt: skip
+                    self._matched_rules(call.command, call.ctx), self.asker),
+                    justification=call.req.justification,
+                    sandbox_permissions="require_escalated"), call.person_only)  # fmt: skip
+                call.answered_by = answered.by
+                answer = answered.answer
                 if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
                     self.store.remember([call.key], answer.decision)
                 if not answer.decision.approves:
                     aborted = answer.decision is ReviewDecision.ABORT
                     return replace(done, status=Status.ABORTED if aborted else Status.DENIED,
-                                   reason=refusal(answer))  # fmt: skip
+                                   reason=answered.refusal)  # fmt: skip
             grant = retry
 
     def _matched_rules(self, command: Sequence[str], ctx: ExecContext) -> tuple[MatchedRule, ...]:
@@ -420,7 +486,7 @@ class Orchestrator:
         )
 
     # -- questions -----------------------------------------------------------------------
-    async def _ask(self, request: ApprovalRequest) -> Answer:
+    async def _ask(self, request: ApprovalRequest, person_only: str | None = None) -> Answered:
         self._emit(
             "approval_request",
             id=request.id,
@@ -429,14 +495,17 @@ class Orchestrator:
             reason=request.reason,
             choices=[c.id for c in request.choices],
         )
-        answer = await ask_with_timeout(self.approver, request, self.approval_timeout)
+        answered = await self.stage.ask(request, self.approval_timeout, person_only=person_only)
+        answer = answered.answer
         self._emit(
             "approval_decision",
             id=request.id,
             decision=answer.decision.value,
             network_action=answer.network_action.value if answer.network_action else None,
+            answered_by=answered.by.value,
+            source=answered.source,
         )
-        return answer
+        return answered
 
     def _ladder(
         self, command: tuple[str, ...], ctx: ExecContext, amendment: Sequence[str]
@@ -452,8 +521,9 @@ class Orchestrator:
 
     # -- answers ------------------------------------------------------------------------
     def _apply_exec_answer(
-        self, answer: Answer, requirement: NeedsApproval, key: str
+        self, answered: Answered, requirement: NeedsApproval, key: str
     ) -> ExecResult | None:
+        answer = answered.answer
         d = answer.decision
         if d is ReviewDecision.APPROVED_FOR_SESSION:
             self.store.remember([key], d)
@@ -468,7 +538,8 @@ class Orchestrator:
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED,
+            reason=answered.refusal,
         )
 
     def _amended(self, pattern: Sequence[str], file: str, written: amendments.Written) -> None:
@@ -480,7 +551,8 @@ class Orchestrator:
         else:
             self._emit("amendment_failed", file=file, error=written.failure)
 
-    def _apply_network_answer(self, answer: Answer, host: str) -> ExecResult | None:
+    def _apply_network_answer(self, answered: Answered, host: str) -> ExecResult | None:
+        answer = answered.answer
         d = answer.decision
         if d is ReviewDecision.APPROVED_FOR_SESSION:
             self.host_rules.allow.add(host)
@@ -500,5 +572,7 @@ class Orchestrator:
         if d.approves:
             return None
         return ExecResult(
-            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED, reason=refusal(answer)
+            Status.ABORTED if d is ReviewDecision.ABORT else Status.DENIED,
+            reason=answered.refusal,
         )
+

@@ -48,7 +48,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
         approval_policy=options.approval_policy,
         sandbox=options.sandbox or "danger-full-access",
     )
-    res = resolve(request, options, NAME)
+    res = resolve(request, options, NAME, event.get("transcript_path"))
     if name == "PreToolUse":
         return _pre_tool_use(res, tool_input)
     return _permission_request(res, tool_input)

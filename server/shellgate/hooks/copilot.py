@@ -160,7 +160,8 @@ def _judge(
         approval_policy=options.approval_policy,
         sandbox=options.sandbox or "danger-full-access",
     )
-    res = resolve(request, options, NAMES[host])
+    res = resolve(request, options, NAMES[host],
+                  event.get("transcript_path") or event.get("transcriptPath"))
     if key in TYPING_TOOLS and res.command is not None:
         # Typed into a process already running (in the sandbox, when ShellGate started it):
         # there is no command line to wrap.

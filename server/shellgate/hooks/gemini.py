@@ -52,7 +52,7 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
         approval_policy=options.approval_policy,
         sandbox=options.sandbox or "danger-full-access",
     )
-    res = resolve(request, options, NAME)
+    res = resolve(request, options, NAME, event.get("transcript_path"))
     if res.verdict is Verdict.BLOCK:
         return {"decision": "deny", "reason": res.reason}
     if res.verdict is Verdict.AGENT_ASKS:

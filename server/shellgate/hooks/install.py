@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import shellgate
+from shellgate.codexconfig import hook_trust as codex_trust
 from shellgate.config_edit import (
     Change,
     ConfigError,
@@ -30,7 +31,6 @@ from shellgate.config_edit import (
     read_toml,
     save,
 )
-from shellgate.hooks import codex_trust
 from shellgate.hooks.copilot_install import hook_file, hook_text
 
 PROG = "shellgate hook install"

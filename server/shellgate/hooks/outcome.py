@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 import os
 
+from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
+ADMIN_REQUIREMENTS = SYSTEM_FOLDER + "/requirements.toml"  # the admin's Codex hooks live there
 SANDBOXES = ("read-only", "workspace-write")
 NO_SANDBOX = "danger-full-access"  # no rewrite: what no rule allows is asked
 
@@ -57,6 +59,7 @@ class Options(Record):  # records, not dataclasses: those would import inspect o
     network: str | None = None
     ask_timeout: float = 300.0
     deadline: float | None = None  # Copilot: answer "no" this many seconds in, come what may
+    approve_for_me: bool = False  # questions go to Codex's auto-reviewer (or its config says so)
 
 
 class Resolution(Record):
@@ -96,11 +99,66 @@ def command_of(event: Mapping[str, Any]) -> str:
     return command
 
 
-def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
-    """The chain decides; a command needing approval goes to the editor, else the fallback."""
+def resolve(
+    request: seam.AgentRequest, options: Options, agent_name: str,
+    transcript: str | None = None,
+) -> Resolution:  # fmt: skip
+    """The admin's Codex hooks first (they may refuse or rewrite it), then the chain decides;
+    a command needing approval goes to the admin's PermissionRequest hooks, then the editor,
+    else the fallback."""
+    admin = _admin_hooks(request, agent_name)
+    if admin is None:
+        return _resolve(request, options, agent_name, None, transcript=transcript)
+    # deferred: the answerers (~5 ms) only on a machine whose admin declared Codex hooks
+    from shellgate.answer.for_agents import before
+
+    script = request.command if isinstance(request.command, str) else shlex_join(request.command)
+    found = before(admin, script, request.cwd)
+    if found.blocked is not None:
+        return Resolution(Verdict.BLOCK, found.told(script))
+    if found.command is not None:
+        request = request._replace(command=found.command)
+    res = _resolve(request, options, agent_name, admin, asked=found.ask, transcript=transcript)
+    if found.command is not None and res.verdict is Verdict.ALLOW and res.command is None:
+        return res._replace(command=found.command)  # the agent runs the admin's rewrite
+    return res
+
+
+def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
+    """The admin's Codex hooks (`answer.for_agents`), None without any: one read of a small
+    file; TOML is parsed only when it mentions hooks (the remembered-decision path stays fast
+    on a machine whose admin tier has none)."""
+    try:
+        with open(ADMIN_REQUIREMENTS, "rb") as f:
+            if b"hooks" not in f.read():
+                return None
+    except OSError:
+        return None
+    # deferred: the answerers (~5 ms) only on a machine with an admin tier
+    from shellgate.answer.for_agents import admin_hooks
+    from shellgate.rules.errors import RulesError
+
+    try:
+        return admin_hooks(request.session_id, agent_name)
+    except RulesError:  # a requirements.toml Codex refuses: the chain refuses every command
+        return None
+
+
+def shlex_join(words: tuple[str, ...]) -> str:
+    import shlex  # deferred: 0.3 ms the common path does without
+
+    return shlex.join(words)
+
+
+def _resolve(
+    request: seam.AgentRequest, options: Options, agent_name: str, admin: Any,
+    asked: str | None = None, transcript: str | None = None,
+) -> Resolution:  # fmt: skip
     decision = seam.decide(request)  # ShellGate's: every command bash runs is judged
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")
+    if asked is not None and decision.decision == "allow":  # a hook failed: a person decides
+        decision = decision._replace(decision="prompt", reason=asked)
     if decision.decision == "allow":
         confine = decision.confine  # broker.decide: every command bash runs, looked at
         unconfined = _unconfined(confine, _sandbox_of(options, decision), agent_name,
@@ -111,7 +169,30 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
                 confine=confine,
             )
         decision = decision._replace(decision="prompt", reason=unconfined)
+    if asked is None and admin is not None:  # the admin's PermissionRequest hooks answer
+        # deferred: as in resolve
+        from shellgate.answer.for_agents import permission
+        from shellgate.approval.answerers import Answered
+
+        script = request.command if isinstance(request.command, str) else shlex_join(
+            request.command)  # fmt: skip
+        said = permission(admin, script, request.cwd, request.justification)
+        if isinstance(said, Answered) and said.answer.decision.approves:
+            return _allowed(request, options, decision, "ShellGate: approved by the admin's "
+                            "Codex PermissionRequest hook")  # fmt: skip
+        if isinstance(said, Answered):
+            return Resolution(Verdict.BLOCK, said.refusal)
     why = decision.reason or "the command needs approval under Codex's rules"
+    if asked is None:  # Codex's reviewer, when it is on, answers instead of the person
+        found = _reviewed(request, options, agent_name, why, transcript)
+        if found is not None:
+            reviewed, verdict = found
+            if verdict is not None:
+                _record_review(request, decision, {**verdict, "told": reviewed.said})
+            if reviewed.answer.decision.approves:
+                return _allowed(request, options, decision, "ShellGate: approved by Codex's "
+                                f"auto-reviewer ({reviewed.source})")  # fmt: skip
+            return Resolution(Verdict.BLOCK, reviewed.refusal)
     if decision.warnings:
         why += " (requirements: " + "; ".join(decision.warnings) + ")"
     answer = seam.ask(request, decision, timeout=options.ask_timeout)
@@ -134,6 +215,46 @@ def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Re
         )
     words = f": {answer.message}" if answer.message else ""
     return Resolution(Verdict.BLOCK, f"ShellGate: the user declined {agent_name}'s command{words}")
+
+
+def _reviewed(
+    request: seam.AgentRequest, options: Options, agent_name: str, why: str,
+    transcript: str | None,
+) -> Any:  # fmt: skip
+    """The reviewer's answer (approval.answerers.Answered) and its verdict for the editor's
+    history, None when no reviewer is on."""
+    if not isinstance(request.command, str):
+        return None
+    # deferred: the reviewer (~60 ms), only for a question
+    from shellgate.answer.for_agents import review
+    from shellgate.approval.answerers import Answered, AnsweredBy
+    from shellgate.approval.question import Answer
+    from shellgate.approval.review import ReviewDecision
+    from shellgate.rules.errors import RulesError
+
+    try:
+        found = review(request.command, request.cwd, request.justification, why,
+                       agent=agent_name, session_id=request.session_id,
+                       approval_policy=request.approval_policy,
+                       approve_for_me=options.approve_for_me, transcript_path=transcript,
+                       deadline_s=options.deadline)  # fmt: skip
+    except RulesError as exc:  # a configuration Codex would refuse: nothing runs
+        return Answered(Answer(ReviewDecision.DENIED), AnsweredBy.REVIEWER, None,
+                        f"ShellGate: Codex's configuration does not load: {exc}"), None
+    if found is None or found[0] is None:
+        return None
+    return found
+
+
+def _record_review(
+    request: seam.AgentRequest, decision: seam.AgentDecision, verdict: dict[str, Any]
+) -> None:
+    """The editor whose workspace holds the cwd keeps the reviewer's verdict in its approval
+    history (Show Approvals); without an editor, nothing (best effort, 2 s at most)."""
+    # deferred: the broker client, only once the reviewer answered
+    from shellgate.broker.client import reviewed as tell_editor
+
+    tell_editor(request, decision, verdict)
 
 
 def _sandbox_of(options: Options, decision: seam.AgentDecision) -> str | None:

@@ -32,12 +32,16 @@ from shellgate.agent.events import Transcript, default_transcript_path, fanout
 from shellgate.agent.loop import AgentSession
 from shellgate.agent.orchestrated import OrchestratedRunner
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
+from shellgate.answer.review_client import Provider
+from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
+from shellgate.answer.transcripts import from_history
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import Orchestrator
 from shellgate.lsp.approvals import EditorApprover
 from shellgate.lsp.tracing import context_for
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:  # the rest loads with the first task: the server starts without httpx
     from shellgate.agent.model import ModelClient
@@ -160,6 +164,8 @@ class _Thread:
     codex_home: str
     store: ApprovalStore  # "for this session" approvals last as long as the thread
     hosts: HostRules
+    reviewer: Any = None  # Codex's auto-reviewer on the thread's own model, when Codex's config
+    # turns it on: one conversation per thread
 
 
 def register(server: ShellGateServer) -> None:
@@ -192,15 +198,31 @@ def register(server: ShellGateServer) -> None:
         )
         transcript = Transcript(path)
         transcript("thread/started", {"thread": {"id": session.thread_id, "cwd": cwd}})
+        config = params.config
+        try:
+            review = configured_review(cwd, Path(home), provider=Provider(
+                config.model, config.model_url, config.wire_api.value, config.api_key_env))
+            reviewer = reviewer_for(review, context.approval_policy,
+                                    transcript=lambda: from_history(session.history))
+        except RulesError as exc:
+            raise JsonRpcInvalidParams(f"{START}: {exc}") from None
         return _Thread(
-            session, client, approver, transcript, context, home, ApprovalStore(), HostRules()
-        )
+            session, client, approver, transcript, context, home, ApprovalStore(), HostRules(),
+            reviewer,
+        )  # fmt: skip
 
     def runner_for(ls: ShellGateServer, thread: _Thread, policy: Policy) -> OrchestratedRunner:
         def on_orchestrator_event(event: Any) -> None:
             if event.get("event") in ("amendment", "network_amendment"):
                 ls.session.rules_changed()  # the rules on disk changed: re-read them
 
+        # Codex's hooks (the admin's and the user's trusted ones), then the dialog; a broken
+        # configuration already stopped the rules from loading
+        if thread.reviewer is not None:
+            thread.reviewer.new_turn()  # the circuit breaker counts denials in a turn
+        stage = answer_stage(thread.approver, codex_home=Path(thread.codex_home),
+                             approval=thread.context.approval_policy,
+                             reviewer=thread.reviewer)  # fmt: skip
         return OrchestratedRunner(
             Orchestrator(
                 policy,
@@ -211,6 +233,7 @@ def register(server: ShellGateServer) -> None:
                 host_rules=thread.hosts,
                 on_event=on_orchestrator_event,
                 asker="the agent",
+                answerers=stage,
             )
         )
 

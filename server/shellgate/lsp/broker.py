@@ -68,7 +68,8 @@ class Broker:
             return
 
         endpoint = Endpoint(
-            [str(r) for r in roots], on_decide=self._decide, on_ask=self._ask, version=__version__
+            [str(r) for r in roots], on_decide=self._decide, on_ask=self._ask, version=__version__,
+            on_reviewed=self._reviewed,
         )
         try:
             info = await endpoint.start()
@@ -95,6 +96,9 @@ class Broker:
         if answer.amendment_written:
             self.server.session.rules_changed()  # the rules on disk changed: re-read them
         return answer
+
+    def _reviewed(self, request: AgentRequest, decision: AgentDecision, review: Any) -> None:
+        self.desk.reviewed(request, decision, review)  # Show Approvals lists it
 
     def _changed(self, desk: Desk) -> None:
         try:

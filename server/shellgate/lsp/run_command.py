@@ -11,16 +11,19 @@ long as the server.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator
 from shellgate.lsp.approvals import EditorApprover
 from shellgate.lsp.tracing import context_for
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -64,8 +67,9 @@ def result_json(result: ExecResult) -> dict[str, Any]:
         "exitCode": result.exit_code,
         "stdout": result.stdout,
         "stderr": result.stderr,
-        "output": result.output,
+        "output": result.for_model,
         "reason": result.reason,
+        "answeredBy": result.answered_by.value,
         "notes": list(result.notes),
         "attempts": [
             {"sandboxed": a.sandboxed, "outcome": a.outcome.value, "exitCode": a.exit_code,
@@ -99,13 +103,20 @@ def register(server: ShellGateServer) -> None:
                     "attempts": []}  # fmt: skip
         home = str(ls.session.settings.codex_home or codex_home())
         events: list[str] = []
+        person = EditorApprover(ls, amendments_file=os.path.join(home, "rules", "default.rules"),
+                                timeout=approval_timeout)  # fmt: skip
+        try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
+            reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy)
+            stage = answer_stage(person, codex_home=Path(home),
+                                 approval=context.approval_policy, reviewer=reviewer)  # fmt: skip
+        except RulesError as err:
+            return {"status": "forbidden", "exitCode": None, "stdout": "", "stderr": "",
+                    "output": "", "reason": f"Codex's configuration does not load: {err}",
+                    "notes": [], "attempts": []}  # fmt: skip
         orchestrator = Orchestrator(
-            merged.policy,
-            EditorApprover(ls, amendments_file=os.path.join(home, "rules", "default.rules"),
-                           timeout=approval_timeout),
-            context, codex_home=home, approval_timeout=approval_timeout,
+            merged.policy, person, context, codex_home=home, approval_timeout=approval_timeout,
             command_timeout=timeout, store=store, host_rules=hosts,
-            on_event=lambda e: events.append(str(e.get("event"))),
+            on_event=lambda e: events.append(str(e.get("event"))), answerers=stage,
         )  # fmt: skip
         result = await orchestrator.run(ExecRequest(tuple(argv), cwd))
         if "amendment" in events or "network_amendment" in events:

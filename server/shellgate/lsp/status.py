@@ -10,14 +10,19 @@ questions queued behind the dialog on screen (also pushed as the notification
 folder with a `.codex` folder, `{root, status, codexLoads, message}`: whether Codex itself reads
 its rules (its config.toml's trust; the editor runs with them either way). `requirements`:
 the admin's clamp of the editor's approval policy and sandbox (`{approvalPolicy, sandbox,
-warnings}`, Codex's fallback and warnings), or null.
+warnings}`, Codex's fallback and warnings), or null. `autoReview`: Codex's auto-reviewer when it
+answers the editor's questions (`{model, provider, base_url, wire_api, timeout_ms}`), or null.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shellgate.answer.stage import configured_review
+from shellgate.approval.answerers import reviews
 from shellgate.approval.context import ApprovalPolicy, SandboxMode
+from shellgate.codexconfig import codex_home
 from shellgate.codexconfig.resolve import managed_session
 from shellgate.lsp.session import document_path
 from shellgate.lsp.tracing import codex_trust_notes
@@ -56,7 +61,22 @@ def register(server: ShellGateServer) -> None:
             "drafts": drafts,
             "codexTrust": codex_trust_notes(session.settings, session.roots),
             "requirements": requirements_clamp(session.settings),
+            "autoReview": _auto_review(session),
         }
+
+
+def _auto_review(session: Any) -> dict[str, Any] | None:
+    """Codex's auto-reviewer when it answers the editor's questions (Codex's config for the
+    first workspace folder turns it on, and the policy routes questions to it), else None."""
+    if not session.roots:
+        return None
+    try:
+        policy = ApprovalPolicy.parse(session.settings.approval_policy)
+        home = Path(session.settings.codex_home or codex_home())
+        review = configured_review(str(session.roots[0]), home)
+    except (RulesError, ValueError):
+        return None  # a broken configuration is reported where the rules load
+    return review.describe() if reviews(policy) else None
 
 
 def requirements_clamp(settings: Any) -> dict[str, Any] | None:

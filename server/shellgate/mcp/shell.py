@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from shellgate.agent.tool import format_ran
+from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import REJECTED_BY_USER, Approver
@@ -60,6 +61,9 @@ class McpSession:
     # of the text when there is one; the text is what a model reads best.
     structured: bool = False
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # Codex's auto-reviewer when Codex's config turns it on: one conversation per session
+    reviewer: Any = field(default=None, repr=False)
+    _reviewer_read: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         self.workspace = os.path.realpath(self.workspace)
@@ -86,10 +90,23 @@ class McpSession:
             except RulesError as exc:
                 return ExecResult(Status.FORBIDDEN, reason=f"the rules cannot be read, so "
                                   f"nothing runs: {exc}")  # fmt: skip
+        context = self.context
+        try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
+            if not self._reviewer_read:
+                review = configured_review(self.workspace, self.codex_home)
+                self.reviewer = reviewer_for(review, context.approval_policy,
+                                             session_id=self.session_id)  # fmt: skip
+                self._reviewer_read = True
+            stage = answer_stage(approver, codex_home=self.codex_home,
+                                 approval=context.approval_policy,
+                                 reviewer=self.reviewer)  # fmt: skip
+        except RulesError as exc:
+            return ExecResult(Status.FORBIDDEN, reason=f"Codex's configuration cannot be read, "
+                              f"so nothing runs: {exc}")  # fmt: skip
         orchestrator = Orchestrator(
-            policy, approver, self.context, codex_home=str(self.codex_home),
+            policy, approver, context, codex_home=str(self.codex_home),
             writable_roots=(self.workspace,), approval_timeout=self.approval_timeout,
-            probe=self.probe, store=self.store, asker=ASKER)  # fmt: skip
+            probe=self.probe, store=self.store, asker=ASKER, answerers=stage)  # fmt: skip
         request = ExecRequest(
             call.argv, call.workdir, call.permissions, call.justification,
             timeout=call.timeout_ms / 1000 if call.timeout_ms else None)  # fmt: skip
@@ -126,7 +143,8 @@ def report(call: ShellCall, result: ExecResult, refusals: list[str], duration: f
     structured: dict[str, Any] = {
         "status": result.status.value,
         "exit_code": result.exit_code,
-        "output": result.output,
+        "output": result.for_model,
+        "answered_by": result.answered_by.value,
         "reason": result.reason,
         "sandboxed": last.sandboxed if last else None,
         "permission": last.permission if last else None,
@@ -139,7 +157,7 @@ def report(call: ShellCall, result: ExecResult, refusals: list[str], duration: f
     }  # fmt: skip
     if result.status is Status.COMPLETED:
         text = format_ran(result.exit_code if result.exit_code is not None else -1, duration,
-                          result.output, MAX_OUTPUT_BYTES)  # fmt: skip
+                          result.for_model, MAX_OUTPUT_BYTES)  # fmt: skip
         if last is not None and last.outcome is Outcome.TIMED_OUT:
             text += "\n(the command timed out and was stopped)"
         elif last is not None and last.outcome.is_denial:

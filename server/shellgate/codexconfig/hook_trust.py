@@ -13,7 +13,8 @@ import json
 import re
 from pathlib import Path
 
-EVENT_LABELS = {"PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request"}
+EVENT_LABELS = {"PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request",
+                "PostToolUse": "post_tool_use"}
 
 
 def trust_hash(event: str, matcher: str | None, command: str, timeout: int | None) -> str:

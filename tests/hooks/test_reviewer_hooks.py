@@ -1,0 +1,85 @@
+"""The real Claude Code, Gemini CLI and Copilot CLI (offline, against the stand-in) with
+ShellGate's hook and Codex's auto-reviewer on (`approvals_reviewer = "auto_review"` in Codex's
+config): a command that would have waited for a person (a `prompt` rule, no editor) is answered
+by the reviewer, which here is the same stand-in asked with Codex's guardian request; a
+reviewer that refuses or answers garbage never lets it through, and the model reads why
+(Codex's words)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents import Home, bash, claude_turn, copilot_turn, gemini_prepare, gemini_turn
+
+import realtools
+from realclients import tool_results
+
+PORT = "@PORT@"  # the stand-in's port, known only inside the namespace: set by the wrapper
+
+
+def reviewed_home(home: Home) -> None:
+    home.rules('prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n')
+    (home.codex_home / "config.toml").write_text(
+        'approvals_reviewer = "auto_review"\nmodel = "stand-in"\nmodel_provider = "standin"\n'
+        f'[model_providers.standin]\nbase_url = "http://127.0.0.1:{PORT}/v1"\n'
+        'wire_api = "responses"\n')
+
+
+def wrapped(turn: Any, home: Home, cli: Path, script: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn, with config.toml's port filled in once the stand-in listens."""
+    config = home.codex_home / "config.toml"
+    shim = home.root / "cli-shim"
+    shim.write_text(f'#!/bin/sh\nsed -i "s/{PORT}/$SG_PORT/" {config}\nexec {cli} "$@"\n')
+    shim.chmod(0o755)
+    return turn(home, shim, script, SG_PORT="{PORT}")  # type: ignore[no-any-return]
+
+
+VERDICTS = [
+    ('{"outcome": "allow", "risk_level": "low"}', True, None),
+    ('{"outcome": "deny", "rationale": "not asked for"}', False,
+     "This action was rejected due to unacceptable risk.\nReason: not asked for"),
+    ("no json at all", False, "guardian assessment was not valid JSON"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("answer,ran,told", VERDICTS)
+def test_claude_code_s_question_goes_to_the_reviewer(home: Home, answer: str, ran: bool,
+                                                     told: str | None) -> None:
+    claude = realtools.claude()
+    home.install("claude-code")
+    reviewed_home(home)
+    steps = [{"text": answer}] * (1 if ran or told is None or "JSON" not in told else 3)
+    script = [bash("touch made"), *steps, {"text": "fin"}]
+    result = wrapped(claude_turn, home, claude, script)
+    assert result["rc"] == 0, result["stderr"]
+    assert (home.ws / "made").exists() is ran
+    said = tool_results(result["requests"][-1])
+    if told:
+        assert any(told in t for t in said), said
+    guardian = [r for r in result["log"] if "x-openai-subagent" in r.get("headers", [])]
+    assert guardian, "the reviewer was not asked"
+
+
+def test_gemini_s_question_goes_to_the_reviewer(home: Home) -> None:
+    gemini = realtools.gemini()
+    gemini_prepare(home)
+    home.install("gemini")
+    reviewed_home(home)
+    script = [bash("touch made"), {"text": '{"outcome": "allow"}'}, {"text": "fin"}]
+    result = wrapped(gemini_turn, home, gemini, script)
+    assert (home.ws / "made").exists(), result["stderr"][-2000:]
+
+
+def test_copilot_s_question_goes_to_the_reviewer(home: Home) -> None:
+    copilot = realtools.copilot()
+    home.install("copilot", "--sandbox", "workspace-write")
+    reviewed_home(home)
+    script = [bash("touch made"), {"text": '{"outcome": "deny", "rationale": "no need"}'},
+              {"text": "fin"}]
+    result = wrapped(copilot_turn, home, copilot, script)
+    assert result["rc"] == 0, result["stderr"][-2000:]
+    assert not (home.ws / "made").exists()
+    said = tool_results(result["requests"][-1])
+    assert any("Reason: no need" in t for t in said), said
