@@ -56,9 +56,14 @@ class WhoAnswers:
         return out
 
     def render(self) -> str:
+        """The section for explain's text; empty when only the rules and a person answer (no
+        hook, no reviewer, nothing run): the trace says that already."""
+        matching = [h for h in self.hooks.hooks if h.matches()]
+        if (not matching and not self.hooks.skipped and not self.warning and self.reviewer is None
+                and self.person and not self.ran and self.decision is None):  # fmt: skip
+            return ""
         lines = ["who answers (Codex's order: PreToolUse hooks, rules, PermissionRequest hooks, "
                  "reviewer, person):"]  # fmt: skip
-        matching = [h for h in self.hooks.hooks if h.matches()]
         if not matching:
             lines.append("  hooks: none Codex would run for this command")
         for h in matching:
