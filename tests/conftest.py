@@ -12,3 +12,11 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Every decision a test makes is recorded (shellgate.record): into a scratch state folder, never
+# the user's `~/.local/state/shellgate` (a test that reads the record sets its own).
+if "SHELLGATE_TEST_STATE" not in os.environ:
+    import tempfile
+
+    os.environ["SHELLGATE_TEST_STATE"] = os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(
+        prefix="shellgate-state-")

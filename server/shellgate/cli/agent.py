@@ -224,7 +224,8 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         policy, approver,
         ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
-        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent")
+        codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent",
+        originator="agent")
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -65,6 +66,8 @@ from shellgate.exec.sandbox import (
     build_spec,
 )
 from shellgate.exec.sandbox import default_runtime_dir as runtime_dir
+from shellgate.record.build import from_flow
+from shellgate.record.sink import record
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 
@@ -100,6 +103,7 @@ class AttemptInfo:
     outcome: Outcome
     exit_code: int | None
     permission: str  # "sandbox", "sandbox + writable /x", "sandbox + host h", "no sandbox"
+    duration_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,8 @@ class _Call:
     key: str  # the session's approval key
     notes: list[str]
     approved: bool = False  # a person (or the session) said yes before the first attempt
+    answers: list[Answer] = field(default_factory=list)  # every answer given, for the record
+    cached: bool = False  # approved earlier in the session: not asked
 
 
 @dataclass
@@ -177,6 +183,7 @@ class Orchestrator:
     # Who reads the person's words after "No, and tell … what to do differently" ("the agent");
     # None: nobody (`shellgate run`), and that choice just stops.
     asker: str | None = None
+    originator: str = "run"  # who the decisions are for, in the record: run, agent, mcp, editor
     _egress: Egress = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -205,7 +212,19 @@ class Orchestrator:
     async def run(self, req: ExecRequest) -> ExecResult:
         if not req.command:
             return ExecResult(Status.FORBIDDEN, reason="empty command")
+        started = time.monotonic()
         call = self._call(req)
+        result = await self._flow(call)
+        record(from_flow(
+            self.originator, call.command, call.cwd, status=result.status.value,
+            started=started, requirement=type(call.requirement).__name__.lower(),
+            matched=self._matched_rules(call.command, call.ctx), answers=call.answers,
+            cached=call.cached, attempts=result.attempts, output=result.output
+            if result.status is Status.COMPLETED else result.reason, exit_code=result.exit_code,
+            reason=result.reason, sandbox=self.context.sandbox.value))  # fmt: skip
+        return result
+
+    async def _flow(self, call: _Call) -> ExecResult:
         if isinstance(call.requirement, Forbidden):
             self._emit("forbidden", reason=call.requirement.reason)
             return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
@@ -256,12 +275,14 @@ class Orchestrator:
         call.approved = True
         if self.store.lookup([call.key]) is not None:
             self._emit("approval_cached", key=call.key)
+            call.cached = True
             return None
         amendment = requirement.proposed_execpolicy_amendment
         ladder = self._ladder(call.command, call.ctx, amendment) if amendment else None
         answer = await self._ask(exec_question(
             call.command, call.cwd, requirement, self._matched_rules(call.command, call.ctx),
             notes=call.notes, asker=self.asker, ladder=ladder))  # fmt: skip
+        call.answers.append(answer)
         return self._apply_exec_answer(answer, requirement, call.key)
 
     async def _attempts(self, call: _Call) -> ExecResult:
@@ -269,12 +290,13 @@ class Orchestrator:
         a retry with the narrowest grant that helps (at most MAX_ATTEMPTS in all)."""
         grant, attempts = call.first, list[AttemptInfo]()
         while True:
+            began = time.monotonic()
             result = await self._attempt(call.command, call.cwd, call.req, grant, call.probe)
             if isinstance(result, ExecResult):  # the sandbox could not be built
                 return replace(result, attempts=tuple(attempts), notes=tuple(call.notes))
             cls = result.classification
-            attempts.append(
-                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe()))
+            attempts.append(AttemptInfo(result.sandboxed, cls.outcome, result.exit_code,
+                                        grant.describe(), int((time.monotonic() - began) * 1000)))
             self._emit("attempt", sandboxed=result.sandboxed, outcome=cls.outcome.value,
                        exit_code=result.exit_code, permission=grant.describe(),
                        hosts=list(cls.hosts), paths=list(cls.paths))  # fmt: skip
@@ -293,6 +315,7 @@ class Orchestrator:
                 host = cls.hosts[0]
                 answer = await self._ask(
                     network_question(call.command, call.cwd, host, cls.reason, self.asker))
+                call.answers.append(answer)
                 stop = self._apply_network_answer(answer, host)
                 if stop is not None:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
@@ -307,6 +330,7 @@ class Orchestrator:
                 answer = await self._ask(escalation_question(
                     call.command, call.cwd, cls.reason, retry.extra_roots, retry.describe(),
                     self._matched_rules(call.command, call.ctx), self.asker))  # fmt: skip
+                call.answers.append(answer)
                 if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
                     self.store.remember([call.key], answer.decision)
                 if not answer.decision.approves:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import sys
+import time
 from collections.abc import Mapping
 
 from shellgate.records import TYPE_CHECKING, Record
@@ -96,7 +97,27 @@ def command_of(event: Mapping[str, Any]) -> str:
 
 
 def resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
-    """The chain decides; a command needing approval goes to the editor, else the fallback."""
+    """The chain decides; a command needing approval goes to the editor, else the fallback.
+    The decision is recorded (shellgate.record) before the hook answers."""
+    started = time.monotonic()
+    res = _resolve(request, options, agent_name)
+    # deferred: the record (~2 ms: the log's append, the spool when [otel] exports)
+    from shellgate.record.build import from_hook
+    from shellgate.record.sink import record
+
+    record(from_hook(request, res.verdict.value, res.reason, seam.trail, started,
+                     sandbox=_sandbox_used(res, options, seam.trail)))  # fmt: skip
+    return res
+
+
+def _sandbox_used(res: Resolution, options: Options, trail: Mapping[str, Any]) -> str:
+    decision = trail.get("decision")
+    if res.command is None or decision is None:
+        return "none"
+    return _sandbox_of(options, decision) or "none"
+
+
+def _resolve(request: seam.AgentRequest, options: Options, agent_name: str) -> Resolution:
     decision = seam.decide(request)  # ShellGate's: every command bash runs is judged
     if decision.decision == "forbidden":
         return Resolution(Verdict.BLOCK, f"ShellGate: {decision.reason}")

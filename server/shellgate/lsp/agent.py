@@ -211,6 +211,7 @@ def register(server: ShellGateServer) -> None:
                 host_rules=thread.hosts,
                 on_event=on_orchestrator_event,
                 asker="the agent",
+                originator="editor-agent",
             )
         )
 

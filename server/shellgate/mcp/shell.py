@@ -89,7 +89,7 @@ class McpSession:
         orchestrator = Orchestrator(
             policy, approver, self.context, codex_home=str(self.codex_home),
             writable_roots=(self.workspace,), approval_timeout=self.approval_timeout,
-            probe=self.probe, store=self.store, asker=ASKER)  # fmt: skip
+            probe=self.probe, store=self.store, asker=ASKER, originator="mcp")  # fmt: skip
         request = ExecRequest(
             call.argv, call.workdir, call.permissions, call.justification,
             timeout=call.timeout_ms / 1000 if call.timeout_ms else None)  # fmt: skip

@@ -1,0 +1,141 @@
+"""`record(entry)`: the one call every decision point makes. The entry goes to the local log
+(`chain`), and, when Codex's `[otel]` exports anything, to the spool, and a detached
+`shellgate log drain` is started to send it: the caller never waits on a collector, and never
+imports OpenTelemetry (a process without `[otel]` pays two small file reads for the check).
+
+Recording never changes a decision: whatever fails here is said on stderr and the caller goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+
+from shellgate.codexconfig.otel import OtelConfig, OtelError, config_files, from_json, parse
+from shellgate.record import chain, spool
+from shellgate.record.entry import Entry, clip, new_call_id
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+_KEPT = "otel-config.json"
+
+
+def record(entry: Entry | None, env: Mapping[str, str] | None = None, *,
+           send: bool = True) -> None:  # fmt: skip
+    """Appends `entry` to the log and hands it to the exporter when `[otel]` says so (None:
+    nothing was decided). `send`: start a sender now (False: leave it for the next one)."""
+    if entry is None:
+        return
+    env = os.environ if env is None else env
+    try:
+        entry = _ready(entry)
+        state = chain.state_dir(env)
+        digest: str | None = None
+        seq = 0
+        try:
+            seq, digest = chain.append(entry.to_json(), state)
+        except OSError as exc:
+            _warn(f"the decision log could not be written ({exc})")
+        config = otel_config(env, state)
+        if config is None or not config.exports:
+            return
+        folder = spool.folder_of(state)
+        spool.put(folder, {"entry": entry.to_json(), "hash": digest, "seq": seq})
+        if send:
+            kick(folder, env)
+    except Exception as exc:  # a decision stands whatever its record does
+        _warn(f"the decision could not be recorded ({type(exc).__name__}: {exc})")
+
+
+def _ready(entry: Entry) -> Entry:
+    if not entry.time:
+        entry = entry._replace(time=time.time())
+    if not entry.call_id:
+        entry = entry._replace(call_id=new_call_id())
+    command, cut = clip(entry.command)
+    output, cut_out = clip(entry.output)
+    if cut or cut_out:
+        entry = entry._replace(command=command or "", output=output, truncated=True)
+    return entry
+
+
+def otel_config(env: Mapping[str, str], state: str,
+                system_dir: str | None = None) -> OtelConfig | None:  # fmt: skip
+    """Codex's `[otel]` (admin's and user's config.toml), from a kept copy while the files
+    are unchanged: parsing TOML would cost a hook ~10 ms. Raises OtelError for a bad one."""
+    key, texts = [], []
+    for path in config_files(env, system_dir):
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                texts.append((path, fh.read()))
+            key.append([path, st.st_mtime_ns, st.st_size, st.st_ino])
+        except OSError:
+            key.append([path, None, None, None])
+    if not any(b"otel" in raw for _, raw in texts):
+        return None
+    kept_path = os.path.join(state, _KEPT)
+    try:
+        with open(kept_path, encoding="utf-8") as fh:
+            kept = json.load(fh)
+        if kept.get("key") == key:
+            if kept.get("error"):
+                raise OtelError(kept["error"])
+            return None if kept["config"] is None else from_json(kept["config"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no copy, or another shape: parse afresh
+    try:
+        config = parse(texts)
+        error = None
+    except OtelError as exc:
+        config, error = None, str(exc)
+    kept = {"key": key, "config": None if config is None else config.to_json(), "error": error}
+    try:
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        tmp = f"{kept_path}.{os.getpid()}"
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as fh:
+            json.dump(kept, fh)
+        os.replace(tmp, kept_path)
+    except OSError:
+        pass  # parsed again next time
+    if error is not None:
+        raise OtelError(error)
+    return config
+
+
+def kick(folder: str, env: Mapping[str, str]) -> bool:
+    """Starts a detached sender unless one runs or the collector failed a moment ago; the
+    caller does not wait for it. True when one was started."""
+    if spool.backing_off(folder) or spool.draining(folder):
+        return False
+    for pid in list(_started):  # a long-lived caller (MCP server, agent) reaps its senders
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                _started.remove(pid)
+        except ChildProcessError:
+            _started.remove(pid)
+    # -P: not the cwd's `shellgate/` (an agent's workspace) on the path; bundled libraries
+    # (PYTHONPATH, as the VS Code extension starts the hook) are kept.
+    argv = [sys.executable, "-P", "-m", "shellgate", "log", "drain", "--quiet"]
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        _started.append(os.posix_spawn(sys.executable, argv, dict(env), setsid=True,
+                        file_actions=[(os.POSIX_SPAWN_DUP2, null, 0),
+                                      (os.POSIX_SPAWN_DUP2, null, 1),
+                                      (os.POSIX_SPAWN_DUP2, null, 2)]))  # fmt: skip
+    finally:
+        os.close(null)
+    return True
+
+
+_started: list[int] = []
+
+
+def _warn(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(f"shellgate: {text}", file=sys.stderr)

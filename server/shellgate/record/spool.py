@@ -1,0 +1,175 @@
+"""Events waiting for the collector: one file per decision under
+`$XDG_STATE_HOME/shellgate/otel-spool/`, written whole (a temporary file renamed), sent oldest
+first by whichever process drains (`drain`: the language server every 30 s while it runs, or
+the detached `shellgate log drain` a recording process starts), deleted once sent.
+
+Bounded: at most `MAX_FILES` (`SHELLGATE_OTEL_SPOOL_MAX`) wait; past that the oldest are
+dropped and counted in `dropped` (`shellgate log drain` prints it, and the next export carries it
+as `shellgate.dropped`). After a failed send, nobody starts a sender for `BACKOFF` seconds
+(`retry-after`): a collector that is down costs a hook one small file write, nothing more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+
+from shellgate.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+MAX_FILES = 10_000
+BATCH = 200
+BACKOFF = 30.0
+SUFFIX = ".json"
+
+
+def folder_of(state: str) -> str:
+    return os.path.join(state, "otel-spool")
+
+
+def _max() -> int:
+    return int(os.environ.get("SHELLGATE_OTEL_SPOOL_MAX") or MAX_FILES)
+
+
+def put(folder: str, item: dict[str, Any]) -> None:
+    """Keeps one event set; drops the oldest past the bound (counted)."""
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
+    tmp = os.path.join(folder, "." + name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, os.path.join(folder, name + SUFFIX))
+    waiting = pending(folder)
+    excess = len(waiting) - _max()
+    if excess > 0:
+        dropped = 0
+        for path in waiting[:excess]:
+            try:
+                os.unlink(path)
+                dropped += 1
+            except FileNotFoundError:
+                pass  # sent (or dropped) meanwhile
+        _add_dropped(folder, dropped)
+
+
+def pending(folder: str) -> list[str]:
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(SUFFIX))
+    except FileNotFoundError:
+        return []
+    return [os.path.join(folder, n) for n in names]
+
+
+def _add_dropped(folder: str, n: int) -> None:
+    fd = os.open(os.path.join(folder, "dropped"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        raw = os.read(fd, 64).strip()
+        total = (int(raw) if raw.isdigit() else 0) + n
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(total).encode())
+    finally:
+        os.close(fd)
+
+
+def dropped(folder: str) -> int:
+    try:
+        with open(os.path.join(folder, "dropped"), encoding="ascii") as fh:
+            raw = fh.read().strip()
+        return int(raw) if raw.isdigit() else 0
+    except OSError:
+        return 0
+
+
+def backing_off(folder: str) -> bool:
+    try:
+        with open(os.path.join(folder, "retry-after"), encoding="ascii") as fh:
+            return time.time() < float(fh.read().strip() or 0)
+    except (OSError, ValueError):
+        return False
+
+
+def draining(folder: str) -> bool:
+    """Another process is sending right now."""
+    try:
+        fd = os.open(os.path.join(folder, "drain.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+class Drained:
+    def __init__(self) -> None:
+        self.sent = 0
+        self.failed: str | None = None  # why the last send failed
+        self.busy = False  # another process holds the drain
+
+
+def drain(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None]) -> Drained:
+    """Sends what waits, oldest first, in batches; `send` returns None when the collector took
+    the batch, else why not (the batch stays, and senders back off). One drainer at a time."""
+    done = Drained()
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(folder, "drain.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            done.busy = True
+            return done
+        while True:
+            batch = pending(folder)[:BATCH]
+            if not batch:
+                break
+            items, paths = [], []
+            for path in batch:
+                try:
+                    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                        items.append(json.load(fh))
+                    paths.append(path)
+                except FileNotFoundError:
+                    continue
+                except ValueError:  # not ours or damaged: drop it, counted
+                    os.unlink(path)
+                    _add_dropped(folder, 1)
+            if not items:
+                continue
+            why = send(items)
+            if why is not None:
+                done.failed = why
+                _write(os.path.join(folder, "retry-after"), str(time.time() + BACKOFF))
+                break
+            for path in paths:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            done.sent += len(items)
+        if done.failed is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(folder, "retry-after"))
+        return done
+    finally:
+        os.close(fd)
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
