@@ -2,7 +2,7 @@
 
     shellgate log [--agent A] [--decision D] [--since WHEN] [--grep TEXT] [--json] [--limit N]
     shellgate log verify
-    shellgate log drain [--quiet]
+    shellgate log drain [--quiet] [--linger SECONDS]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from shellgate.record.entry import DECISIONS
 USAGE = """usage: shellgate log [--agent AGENT] [--decision DECISION] [--since WHEN]
                      [--grep TEXT] [--limit N] [--json]
        shellgate log verify
-       shellgate log drain [--quiet]
+       shellgate log drain [--quiet] [--linger SECONDS]
 
 Lists the decisions ShellGate made or carried (every agent's hooks, the MCP shell tool, run,
 the agent, the editor), oldest first, from $XDG_STATE_HOME/shellgate/decisions*.jsonl.
@@ -32,7 +32,8 @@ the agent, the editor), oldest first, from $XDG_STATE_HOME/shellgate/decisions*.
 verify: checks the hash chain; exit 1 naming the first entry that breaks it (edited, removed,
         reordered, torn), 0 when whole.
 drain:  sends the events waiting for the OpenTelemetry collector now; prints what was sent,
-        what waits and what was dropped past the spool's bound."""
+        what waits and what was dropped past the spool's bound; --linger: wait that long for
+        more once the spool is empty (the detached sender a hook starts waits 2 s)."""
 
 
 def main(argv: list[str]) -> int:
@@ -45,7 +46,8 @@ def main(argv: list[str]) -> int:
         # deferred: the sender (and the OpenTelemetry SDK behind it), only to send
         from shellgate.record.drain import drain_now
 
-        report = drain_now()
+        linger = float(argv[argv.index("--linger") + 1]) if "--linger" in argv else 0.0
+        report = drain_now(linger=linger)
         if "--quiet" not in argv[1:]:
             print(report)
         return 0 if report.failed is None else 1

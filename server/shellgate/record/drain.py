@@ -26,7 +26,7 @@ class Report:
         return text
 
 
-def drain_now(env: Mapping[str, str] | None = None) -> Report:
+def drain_now(env: Mapping[str, str] | None = None, linger: float = 0.0) -> Report:
     env = os.environ if env is None else env
     state = chain.state_dir(env)
     folder = spool.folder_of(state)
@@ -41,12 +41,14 @@ def drain_now(env: Mapping[str, str] | None = None) -> Report:
         return Report(0, len(spool.pending(folder)), spool.dropped(folder),
                       "no [otel] exporter is configured now")  # fmt: skip
     # deferred: the OpenTelemetry SDK and exporters (~150 ms), only to send
-    from shellgate.record.otlp import ExporterMissing, sender
+    from shellgate.record.otlp import ExporterMissing, quiet, sender
+
+    quiet()
 
     try:
         send = sender(config, env, lambda: spool.dropped(folder))
     except ExporterMissing as exc:
         return Report(0, len(spool.pending(folder)), spool.dropped(folder), str(exc))
-    done = spool.drain(folder, send)
+    done = spool.drain(folder, send, linger)
     return Report(done.sent, len(spool.pending(folder)), spool.dropped(folder), done.failed,
                   done.busy)  # fmt: skip

@@ -11,6 +11,7 @@ own result says whether the collector took the batch; anything else keeps it spo
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -35,6 +36,11 @@ from shellgate.record import codex_events
 from shellgate.record.entry import entry_from_json
 
 TIMEOUT = 5.0  # seconds per export request: a detached sender, never a hook, waits on it
+
+
+def quiet() -> None:
+    """The SDK logs every failed attempt on stderr; the drain's report says what failed."""
+    logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
 
 
 class ExporterMissing(RuntimeError):

@@ -121,7 +121,7 @@ def kick(folder: str, env: Mapping[str, str]) -> bool:
             _started.remove(pid)
     # -P: not the cwd's `shellgate/` (an agent's workspace) on the path; bundled libraries
     # (PYTHONPATH, as the VS Code extension starts the hook) are kept.
-    argv = [sys.executable, "-P", "-m", "shellgate", "log", "drain", "--quiet"]
+    argv = [sys.executable, "-P", "-m", "shellgate", "log", "drain", "--quiet", "--linger", "2"]
     null = os.open(os.devnull, os.O_RDWR)
     try:
         _started.append(os.posix_spawn(sys.executable, argv, dict(env), setsid=True,

@@ -121,10 +121,22 @@ class Drained:
         self.busy = False  # another process holds the drain
 
 
-def drain(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None]) -> Drained:
+def drain(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None],
+          linger: float = 0.0) -> Drained:  # fmt: skip
     """Sends what waits, oldest first, in batches; `send` returns None when the collector took
-    the batch, else why not (the batch stays, and senders back off). One drainer at a time."""
+    the batch, else why not (the batch stays, and senders back off). One drainer at a time;
+    `linger`: seconds to wait for more once the spool is empty (a burst of hooks is sent by
+    one sender instead of starting one each)."""
     done = Drained()
+    while True:
+        _drain_locked(folder, send, linger, done)
+        # A hook that spooled while the lock was held did not start a sender: look once more.
+        if done.busy or done.failed is not None or not pending(folder):
+            return done
+
+
+def _drain_locked(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None],
+                  linger: float, done: Drained) -> None:  # fmt: skip
     os.makedirs(folder, mode=0o700, exist_ok=True)
     fd = os.open(os.path.join(folder, "drain.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -132,11 +144,16 @@ def drain(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None]) -
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             done.busy = True
-            return done
+            return
+        idle_until = time.monotonic() + linger
         while True:
             batch = pending(folder)[:BATCH]
+            if not batch and time.monotonic() < idle_until:
+                time.sleep(0.1)
+                continue
             if not batch:
                 break
+            idle_until = time.monotonic() + linger
             items, paths = [], []
             for path in batch:
                 try:
@@ -162,7 +179,6 @@ def drain(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | None]) -
         if done.failed is None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(folder, "retry-after"))
-        return done
     finally:
         os.close(fd)
 
