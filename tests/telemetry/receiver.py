@@ -81,7 +81,7 @@ def decode(post: dict[str, Any]) -> dict[str, Any]:
              "traces": ExportTraceServiceRequest}  # fmt: skip
     message = kinds[post["path"].rsplit("/", 1)[-1]]()
     message.ParseFromString(raw)
-    out: dict[str, Any] = MessageToDict(message)
+    out: dict[str, Any] = MessageToDict(message, use_integers_for_enums=True)
     return out
 
 

@@ -87,8 +87,11 @@ def append(entry: Mapping[str, Any], folder: str | None = None) -> tuple[int, st
         line = {"seq": seq, "prev": prev, "entry": entry, "hash": mark}
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
             "utf-8", "surrogatepass")  # fmt: skip
-        fd = os.open(current, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(current, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # after a torn line (a crash): the new entry stands alone
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
