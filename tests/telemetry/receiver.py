@@ -18,6 +18,7 @@ from typing import Any
 class Receiver:
     def __init__(self, port: int = 0) -> None:
         self.posts: list[dict[str, Any]] = []
+        self.arrived: list[float] = []  # when each accepted POST was answered (time.time())
         self.status = 200
         self.delay = 0.0
         self.lock = threading.Lock()
@@ -46,6 +47,8 @@ class Receiver:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+                if outer.status == 200:
+                    outer.arrived.append(time.time())
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True

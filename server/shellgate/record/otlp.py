@@ -12,6 +12,7 @@ own result says whether the collector took the batch; anything else keeps it spo
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -35,7 +36,11 @@ from shellgate.codexconfig.otel import Exporter, OtelConfig
 from shellgate.record import codex_events
 from shellgate.record.entry import entry_from_json
 
-TIMEOUT = 5.0  # seconds per export request: a detached sender, never a hook, waits on it
+TIMEOUT = 5.0  # seconds per export (retries included): a detached sender, never a hook, waits
+
+
+def _timeout() -> float:
+    return float(os.environ.get("SHELLGATE_OTEL_TIMEOUT") or TIMEOUT)
 
 
 def quiet() -> None:
@@ -70,7 +75,7 @@ def _exporter(signal: str, x: Exporter) -> Any:
             raise ExporterMissing(
                 "otlp-grpc needs opentelemetry-exporter-otlp-proto-grpc "
                 "(pip install 'shellgate[otel-grpc]')") from None  # fmt: skip
-        return Grpc(endpoint=x.endpoint, headers=headers or None, timeout=TIMEOUT)
+        return Grpc(endpoint=x.endpoint, headers=headers or None, timeout=_timeout())
     if x.protocol == "json":
         # deferred: the JSON exporters, only for protocol = "json"
         from opentelemetry.exporter.otlp.json.http import _log_exporter as jlogs
@@ -94,7 +99,7 @@ def _exporter(signal: str, x: Exporter) -> Any:
     extra: dict[str, Any] = {}
     if signal == "metrics":
         extra["preferred_temporality"] = {Counter: AggregationTemporality.DELTA}
-    return kind(endpoint=x.endpoint, headers=headers or None, timeout=TIMEOUT, **extra)
+    return kind(endpoint=x.endpoint, headers=headers or None, timeout=_timeout(), **extra)
 
 
 Send = Callable[[Sequence[dict[str, Any]]], str | None]
