@@ -133,3 +133,18 @@ def rows_of(post: dict[str, Any]) -> list[dict[str, Any]]:
                             "events": [(e["name"], attrs(e.get("attributes")))
                                        for e in span.get("events", [])]})
     return out
+
+
+if __name__ == "__main__":  # inside a test's network namespace: receiver.py OUT.jsonl PORT
+    import sys
+
+    out_path = sys.argv[1]
+    receiver = Receiver(int(sys.argv[2]))
+    seen = 0
+    while True:
+        time.sleep(0.05)
+        with receiver.lock:
+            fresh, seen = receiver.posts[seen:], len(receiver.posts)
+        if fresh:
+            with open(out_path, "a") as fh:
+                fh.writelines(json.dumps(p) + "\n" for p in fresh)
