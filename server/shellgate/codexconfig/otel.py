@@ -98,6 +98,7 @@ def parse(files: Sequence[tuple[str, bytes]]) -> OtelConfig | None:
     import tomllib  # deferred: ~10 ms, only when a config file mentions otel
 
     merged: dict[str, tuple[Any, str]] = {}
+    found = False
     for path, raw in files:
         if b"otel" not in raw:
             continue
@@ -110,9 +111,10 @@ def parse(files: Sequence[tuple[str, bytes]]) -> OtelConfig | None:
             continue
         if not isinstance(table, dict):
             raise OtelError(f"{path}: otel must be a table")
+        found = True
         for key, value in table.items():
             merged[key] = (value, path)
-    if not merged:
+    if not found:
         return None
     env = _typed(merged, "environment", str, "dev")
     prompt = _typed(merged, "log_user_prompt", bool, False)
