@@ -154,13 +154,13 @@ def _rotate(folder: str) -> None:
 
 
 def _write_head(folder: str, seq: int, digest_: str) -> None:
-    tmp = os.path.join(folder, f"{NAME}.head.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Rewritten in place, one fixed-length write (a rename costs ~1 ms on some filesystems,
+    a third of a hook's record)."""
+    fd = os.open(os.path.join(folder, f"{NAME}.head"), os.O_WRONLY | os.O_CREAT, 0o600)
     try:
-        os.write(fd, f"{seq} {digest_}\n".encode())
+        os.pwrite(fd, f"{seq:020d} {digest_}\n".encode(), 0)
     finally:
         os.close(fd)
-    os.replace(tmp, os.path.join(folder, f"{NAME}.head"))
 
 
 def read_head(folder: str) -> tuple[int, str] | None:

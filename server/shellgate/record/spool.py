@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 MAX_FILES = 10_000
 BATCH = 200
 BACKOFF = 30.0
+YOUNG = 10.0  # seconds: a file that does not parse yet may still be being written
 SUFFIX = ".json"
 
 
@@ -40,14 +41,14 @@ def _max() -> int:
 def put(folder: str, item: dict[str, Any]) -> None:
     """Keeps one event set; drops the oldest past the bound (counted)."""
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
-    tmp = os.path.join(folder, "." + name)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}{SUFFIX}"
+    # Written in place, not renamed (~1 ms on some filesystems): a sender that finds it
+    # unfinished leaves it for later (`YOUNG`).
+    fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     finally:
         os.close(fd)
-    os.replace(tmp, os.path.join(folder, name + SUFFIX))
     waiting = pending(folder)
     excess = len(waiting) - _max()
     if excess > 0:
@@ -146,8 +147,9 @@ def _drain_locked(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | 
             done.busy = True
             return
         idle_until = time.monotonic() + linger
+        later: set[str] = set()  # being written as we read: the next drain takes them
         while True:
-            batch = pending(folder)[:BATCH]
+            batch = [p for p in pending(folder) if p not in later][:BATCH]
             if not batch and time.monotonic() < idle_until:
                 time.sleep(0.1)
                 continue
@@ -162,8 +164,11 @@ def _drain_locked(folder: str, send: Callable[[Sequence[dict[str, Any]]], str | 
                     paths.append(path)
                 except FileNotFoundError:
                     continue
-                except ValueError:  # not ours or damaged: drop it, counted
-                    os.unlink(path)
+                except ValueError:
+                    if time.time() - os.path.getmtime(path) < YOUNG:
+                        later.add(path)  # a hook is still writing it
+                        continue
+                    os.unlink(path)  # damaged (a crash mid-write): dropped, counted
                     _add_dropped(folder, 1)
             if not items:
                 continue
