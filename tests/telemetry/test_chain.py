@@ -157,3 +157,22 @@ def test_many_writers_at_once_leave_a_whole_chain(tmp_path: Path) -> None:
     commands = [ln.entry["entry"]["command"] for ln in chain.lines(str(tmp_path / "shellgate"))
                 if ln.entry]  # fmt: skip
     assert sorted(commands) == sorted(f"w{w}-{i}" for w in range(writers) for i in range(each))
+
+
+def test_the_json_listing_follows_its_schema(tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[2] / "rules-schema" / "log.schema.json")
+                        .read_text())  # fmt: skip
+    env = {"XDG_STATE_HOME": str(tmp_path)}
+    record(Entry("mcp", "touch a", "/w", "approved_with_amendment", "person", session_id="s",
+                 rule={"pattern": "touch", "decision": "prompt", "file": "/r", "line": 2,
+                       "layer": "user"}, sandbox="workspace-write", sandbox_outcome="denied",
+                 initial_duration_ms=3, output="", exit_code=1, duration_ms=9, asked=True,
+                 amendment='prefix_rule(pattern=["touch"], decision="allow")'), env)  # fmt: skip
+    fill(tmp_path, 5)
+    listed = shellgate(tmp_path, "--json")
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert len(rows) == 6
+    for row in rows:
+        jsonschema.validate(row, schema)
