@@ -55,10 +55,10 @@ class Setup:
         assert done.returncode == 0, done.stderr
         return (json.loads(done.stdout) if done.stdout.strip() else {}), time.time()
 
-    def drain(self) -> str:
+    def drain(self, **extra: str) -> str:
         wait_for(lambda: not spool.draining(self.spool))  # the hooks' own sender gave up
         done = subprocess.run([sys.executable, "-m", "shellgate", "log", "drain"],
-                              env=self.env(), capture_output=True, text=True,
+                              env=self.env(**extra), capture_output=True, text=True,
                               timeout=60)  # fmt: skip
         return done.stdout
 
@@ -174,11 +174,12 @@ def test_the_spool_is_bounded_and_counts_what_it_dropped(tmp_path: Path) -> None
     s = Setup(tmp_path, port)
     for i in range(7):
         s.hook("claude-code", bash(f"rm f{i}"), SHELLGATE_OTEL_SPOOL_MAX="4")
-    assert len(spool.pending(s.spool)) == 4 and spool.dropped(s.spool) == 3
+    # a writer looks at the bound now and then, a sender every time
+    assert 4 <= len(spool.pending(s.spool)) <= 7
     wait_for(lambda: not spool.draining(s.spool) and spool.backing_off(s.spool))
     r = Receiver(port)
     try:
-        assert "sent 4, waiting 0, dropped 3" in s.drain()
+        assert "sent 4, waiting 0, dropped 3" in s.drain(SHELLGATE_OTEL_SPOOL_MAX="4")
         rows = logs(r)
         assert sorted(str(row["attrs"]["shellgate.reason"][1]) for row in rows)[0].startswith(
             "ShellGate")  # fmt: skip
