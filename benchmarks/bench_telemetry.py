@@ -9,8 +9,9 @@ workspace-write`, the event on stdin), side by side in rotating rounds:
 
 each with its own CODEX_HOME and state folder. Prints p50 / p90 wall and CPU per contender
 and what `[otel]` adds (the median of round-by-round differences; target: at most +3 ms);
-then whether every event reached the collector that was up, what waits for the one that was down, and the in-process cost of one
-`record()` (the log's append; the spool's write when `[otel]` exports).
+then whether every event reached the collector that was up, what waits for the one that was
+down, and the in-process cost of one `record()` (the log's append; the spool's write when
+`[otel]` exports).
 
     .venv/bin/python benchmarks/bench_telemetry.py [--runs N] [--strict]
 """
@@ -167,11 +168,13 @@ def main() -> int:
             if name != "no [otel]":
                 # paired: the median of round-by-round differences (a round runs every
                 # contender back to back, so the machine's load drifts out)
-                added = statistics.median(a - b for a, b in zip(wall[name], wall["no [otel]"], strict=True))
+                pairs = zip(wall[name], wall["no [otel]"], strict=True)
+                added = statistics.median(a - b for a, b in pairs)
                 missed |= added > TARGET_MS
                 verdict = "met" if added <= TARGET_MS else "MISSED"
                 line += (f"   adds {added:+5.1f} ms paired (p50s {p50 - bare:+5.1f}, cpu "
-                         f"{c50 - bare_cpu:+4.1f} ms), target <= +{TARGET_MS:.0f} ms: {verdict}")  # fmt: skip
+                         f"{c50 - bare_cpu:+4.1f} ms), target <= +{TARGET_MS:.0f} ms: "
+                         f"{verdict}")  # fmt: skip
             print(line)
         sent = 2 * (args.runs + 1)
         print(f"  collector up: {up.logs} of {sent} log records delivered by the hooks' senders")
