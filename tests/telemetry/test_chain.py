@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.record import chain
+from shellgate.record import chain, verify
 from shellgate.record.entry import Entry
 from shellgate.record.sink import record
 
@@ -111,7 +111,7 @@ def test_rotation_keeps_the_chain(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     kept = sorted(p.name for p in folder.glob("decisions*.jsonl"))
     assert kept == ["decisions.1.jsonl", "decisions.2.jsonl", "decisions.3.jsonl",
                     "decisions.jsonl"], kept  # fmt: skip
-    verdict = chain.verify(str(folder))
+    verdict = verify.verify(str(folder))
     assert verdict.broken is None and verdict.last_seq == 30
     assert verdict.first_seq is not None and verdict.first_seq > 1  # the oldest went away
     done = shellgate(tmp_path, "verify")
@@ -151,10 +151,10 @@ def test_many_writers_at_once_leave_a_whole_chain(tmp_path: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(w), str(each)], env=env)
              for w in range(writers)]  # fmt: skip
     assert all(p.wait(timeout=120) == 0 for p in procs)
-    verdict = chain.verify(str(tmp_path / "shellgate"))
+    verdict = verify.verify(str(tmp_path / "shellgate"))
     assert verdict.broken is None, verdict.broken
     assert (verdict.whole, verdict.first_seq, verdict.last_seq) == (320, 1, 320)
-    commands = [ln.entry["entry"]["command"] for ln in chain.lines(str(tmp_path / "shellgate"))
+    commands = [ln.entry["entry"]["command"] for ln in verify.lines(str(tmp_path / "shellgate"))
                 if ln.entry]  # fmt: skip
     assert sorted(commands) == sorted(f"w{w}-{i}" for w in range(writers) for i in range(each))
 

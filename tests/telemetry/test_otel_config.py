@@ -67,8 +67,9 @@ _EVENT = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
 def _imports(tmp_path: Path, config: str | None) -> str:
     home = tmp_path / "codex"
     (home / "rules").mkdir(parents=True, exist_ok=True)
-    if config is not None:
-        (home / "config.toml").write_text(config)
+    file = home / "config.toml"
+    if config is not None and (not file.exists() or file.read_text() != config):
+        file.write_text(config)  # (rewritten, it would be parsed again: a new mtime)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CODEX_HOME": str(home),
            "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(tmp_path)}  # fmt: skip
     done = subprocess.run([sys.executable, "-X", "importtime", "-I", "-m", "shellgate", "hook",

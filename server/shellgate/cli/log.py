@@ -12,7 +12,7 @@ import re
 import sys
 import time
 
-from shellgate.record import chain
+from shellgate.record import chain, verify
 from shellgate.record.entry import DECISIONS
 
 USAGE = """usage: shellgate log [--agent AGENT] [--decision DECISION] [--since WHEN]
@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return 0
     if argv and argv[0] == "verify":
-        return _verify()
+        return _check()
     if argv and argv[0] == "drain":
         # deferred: the sender (and the OpenTelemetry SDK behind it), only to send
         from shellgate.record.drain import drain_now
@@ -107,7 +107,7 @@ def since_of(text: str, now: float | None = None) -> float:
 def _list(json_out: bool, agent: object = None, decision: object = None, since: object = None,
           grep: object = None, limit: object = None) -> int:  # fmt: skip
     shown: list[dict[str, object]] = []
-    for line in chain.lines():
+    for line in verify.lines():
         if line.entry is None or not isinstance(line.entry.get("entry"), dict):
             continue
         e = line.entry["entry"]
@@ -147,9 +147,9 @@ def _text(e: dict[str, object]) -> str:
     return f"{e.get('seq'):>6} {when} {e.get('agent'):<12} {e.get('decision'):<24} {by}: {command}"
 
 
-def _verify() -> int:
+def _check() -> int:
     folder = chain.state_dir()
-    verdict = chain.verify(folder)
+    verdict = verify.verify(folder)
     if verdict.broken is not None:
         print(f"shellgate log verify: broken at {verdict.broken}", file=sys.stdout)
         print(f"({verdict.whole} entries before it are whole)")

@@ -18,10 +18,8 @@ Records, not dataclasses: the hook reads a kept copy of this on its start-up pat
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 
-from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
 from shellgate.records import TYPE_CHECKING, Record
 
 if TYPE_CHECKING:
@@ -77,19 +75,6 @@ def from_json(data: Mapping[str, Any]) -> OtelConfig:
 
     return OtelConfig(str(data["environment"]), bool(data["log_user_prompt"]),
                       one(data["logs"]), one(data["traces"]), one(data["metrics"]))  # fmt: skip
-
-
-def config_files(env: Mapping[str, str] | None = None,
-                 system_dir: str | None = None) -> tuple[str, str]:  # fmt: skip
-    """The admin's and the user's config.toml, lowest precedence first."""
-    system = SYSTEM_FOLDER if system_dir is None else system_dir
-    return (os.path.join(system, "config.toml"),
-            os.path.join(codex_home_folder(env), "config.toml"))  # fmt: skip
-
-
-def mentions_otel(texts: Sequence[bytes]) -> bool:
-    """A cheap first look: no file says `otel`, nothing to parse (tomllib costs ~10 ms)."""
-    return any(b"otel" in t for t in texts)
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> OtelConfig | None:

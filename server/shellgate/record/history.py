@@ -3,7 +3,7 @@ next to the desk's live questions, so its history survives a restart of the edit
 
 from __future__ import annotations
 
-from shellgate.record import chain
+from shellgate.record import verify
 from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def answered(before: float, limit: int, folder: str | None = None) -> list[dict[
     """The last `limit` questions put to a person before `before` (epoch seconds), oldest
     first, in the shape of `broker.desk.Entry.to_json`."""
     out: list[dict[str, Any]] = []
-    for line in chain.lines(folder):
+    for line in verify.lines(folder):
         data = line.entry
         if data is None or not isinstance(data.get("entry"), dict):
             continue

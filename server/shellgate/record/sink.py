@@ -14,13 +14,15 @@ import os
 import sys
 import time
 
-from shellgate.codexconfig.otel import OtelConfig, OtelError, config_files, from_json, parse
-from shellgate.record import chain, spool
+from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
+from shellgate.record import chain
 from shellgate.record.entry import Entry, clip, new_call_id
 from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from shellgate.codexconfig.otel import OtelConfig
 
 _KEPT = "otel-config.json"
 
@@ -44,6 +46,8 @@ def record(entry: Entry | None, env: Mapping[str, str] | None = None, *,
         config = otel_config(env, state)
         if config is None or not config.exports:
             return
+        from shellgate.record import spool  # deferred: only when [otel] exports
+
         folder = spool.folder_of(state)
         spool.put(folder, {"entry": entry.to_json(), "hash": digest, "seq": seq})
         if send:
@@ -67,9 +71,13 @@ def _ready(entry: Entry) -> Entry:
 def otel_config(env: Mapping[str, str], state: str,
                 system_dir: str | None = None) -> OtelConfig | None:  # fmt: skip
     """Codex's `[otel]` (admin's and user's config.toml), from a kept copy while the files
-    are unchanged: parsing TOML would cost a hook ~10 ms. Raises OtelError for a bad one."""
+    are unchanged: parsing TOML would cost a hook ~10 ms, and no file that does not say `otel`
+    is parsed at all. Raises OtelError for a bad one."""
     key, texts = [], []
-    for path in config_files(env, system_dir):
+    system = SYSTEM_FOLDER if system_dir is None else system_dir
+    # the admin's tier, then the user's (codexconfig's folders: nothing else computes them)
+    for path in (os.path.join(system, "config.toml"),
+                 os.path.join(codex_home_folder(env), "config.toml")):
         try:
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
@@ -79,6 +87,9 @@ def otel_config(env: Mapping[str, str], state: str,
             key.append([path, None, None, None])
     if not any(b"otel" in raw for _, raw in texts):
         return None
+    # deferred: Codex's [otel] reader, only when a config file mentions otel
+    from shellgate.codexconfig.otel import OtelError, from_json, parse
+
     kept_path = os.path.join(state, _KEPT)
     try:
         with open(kept_path, encoding="utf-8") as fh:
@@ -111,6 +122,8 @@ def otel_config(env: Mapping[str, str], state: str,
 def kick(folder: str, env: Mapping[str, str]) -> bool:
     """Starts a detached sender unless one runs or the collector failed a moment ago; the
     caller does not wait for it. True when one was started."""
+    from shellgate.record import spool  # deferred: only when [otel] exports
+
     if spool.backing_off(folder) or spool.draining(folder):
         return False
     for pid in list(_started):  # a long-lived caller (MCP server, agent) reaps its senders
