@@ -228,3 +228,19 @@ def test_approved_by_a_permission_hook(collector: Receiver) -> None:
     rows = same_as_codex(collector, "o171-app-perm-hook-allow")
     decision = next(r for r in rows if r["name"] == "codex.tool_decision")
     assert decision["attrs"]["shellgate.answerer"] == ("string", "hook")
+
+
+def test_asked_under_never_is_refused_without_a_decision(
+        tmp_path: Path, probe: SandboxProbe, collector: Receiver) -> None:  # fmt: skip
+    run(flow(tmp_path, probe, "never"), ws(tmp_path), "touch", "asked")
+    same_as_codex(collector, "o171-exec-prompt-rule-never")
+
+
+def test_cancelled_by_the_person_exports_nothing(
+        tmp_path: Path, probe: SandboxProbe, collector: Receiver) -> None:  # fmt: skip
+    run(flow(tmp_path, probe, "on-request", lambda q: "abort"), ws(tmp_path), "touch", "asked")
+    same_as_codex(collector, "o171-app-untrusted-cancel")
+    from shellgate.record.verify import lines
+
+    kept = [ln.entry["entry"] for ln in lines() if ln.entry]  # the local record keeps it
+    assert [(e["decision"], e["answerer"]) for e in kept] == [("cancelled", "person")]

@@ -204,3 +204,14 @@ def test_codex_pre_tool_use_deny_is_a_blocking_hook(tmp_path: Path, receiver: Re
     assert (entry["agent"], entry["decision"], entry["answerer"], entry["hook_event"]) == (
         "codex", "forbidden", "hook", "PreToolUse")
     assert entry["call_id"] == "call_1"
+
+
+def test_codex_permission_request_refused_by_shellgate(tmp_path: Path, receiver: Receiver) -> None:
+    """Codex asks its PermissionRequest hook about a command ShellGate's rules forbid: a hook's
+    deny, as Codex exports its own (denied / Config, a result, hooks.run blocked)."""
+    s = Setup(tmp_path, receiver.port)
+    event = {**bash("rm -rf build"), "hook_event_name": "PermissionRequest"}
+    answer, _ = s.hook("codex", event)
+    assert answer["hookSpecificOutput"]["decision"]["behavior"] == "deny"  # type: ignore[index]
+    wait_for(lambda: len(receiver.rows()) >= 3)
+    assert shape(receiver.rows()) == CODEX["o171-app-perm-hook-deny"]
