@@ -46,7 +46,10 @@ def _elapsed(started: float) -> int:
 
 
 def _answered_by(answer: Any) -> tuple[str, str | None]:
-    return str(getattr(answer, "answerer", None) or "person"), getattr(answer, "verdict", None)
+    """Who answered, and their words: a stage that says who it is (a hook, the reviewer), else
+    a person; an unanswered question's reason ("standard input is closed") as the words."""
+    said = getattr(answer, "verdict", None) or getattr(answer, "unanswered", None)
+    return str(getattr(answer, "answerer", None) or "person"), said
 
 
 def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
