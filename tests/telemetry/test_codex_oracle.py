@@ -1,12 +1,16 @@
-"""The real Codex as the oracle for the shape of the export: `codex exec` (0.169.0 and 0.171.0)
-offline against the stand-in model, `[otel]` pointing at a receiver in the same network
-namespace, two situations in one turn (a command allowed, one refused by a rule). What it
+"""The real Codex as the oracle for the shape of the export, offline against the stand-in
+model, `[otel]` pointing at a receiver in the same network namespace: `codex exec` (0.169.0 and
+0.171.0), two situations in one turn (a command allowed, one refused by a rule); `codex
+app-server` (0.171.0) with a person's answers (accept, accept for the session, decline). What it
 exports must be what codex_shapes.json says, the fixture the ShellGate-side tests
 (test_export.py, test_hook_export.py) compare ShellGate's export with."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,3 +72,36 @@ def test_codex_exports_what_the_fixture_says(scratch: Path, version: str) -> Non
     assert got == expected, json.dumps({"codex": got, "fixture": expected}, indent=1)
     names = {r["resource"]["service.name"][1] for r in rows}
     assert names == {"codex_exec"}
+
+
+# A person's answers, through the real app-server (the fixture's runs, live).
+ANSWERED = {
+    "o171-app-untrusted-accept": (["touch a.txt"], ["accept"]),
+    "o171-app-untrusted-session": (["touch a.txt", "touch a.txt"], ["acceptForSession"]),
+    "o171-app-untrusted-decline": (["touch a.txt"], ["decline"]),
+}
+
+
+@pytest.mark.parametrize("situation", list(ANSWERED))
+def test_codex_app_server_exports_what_the_fixture_says(scratch: Path, situation: str) -> None:
+    codex = realtools.codex(realtools.CODEX_VERSIONS[-1])
+    home, ws = scratch / "codex-home", scratch / "ws"
+    for d in (home, ws):
+        d.mkdir(parents=True)
+    url = "http://127.0.0.1:4318/v1"
+    (home / "config.toml").write_text(
+        f'[otel]\nexporter = {{ otlp-http = {{ endpoint = "{url}/logs", protocol = "json" }} }}\n'
+        f'metrics_exporter = {{ otlp-http = {{ endpoint = "{url}/metrics", '
+        'protocol = "json" } }\n')  # fmt: skip
+    commands, answers = ANSWERED[situation]
+    config, out = scratch / "config.json", scratch / "result.json"
+    config.write_text(json.dumps({"codex": str(codex), "home": str(home), "ws": str(ws),
+                                  "approvalPolicy": "untrusted", "commands": commands,
+                                  "answers": answers}))  # fmt: skip
+    env = {**os.environ, "HOME": str(scratch)}
+    subprocess.run(["unshare", "-rn", sys.executable, str(HERE / "appserver_oracle.py"),
+                    str(config), str(out)], env=env, check=True, timeout=200)  # fmt: skip
+    result = json.loads(out.read_text())
+    assert result["approvals"] == 1, result["approvals"]  # "for the session": asked once
+    rows = [r for post in result["posts"] for r in rows_of(post)]
+    assert shape(rows) == CODEX[situation], json.dumps(shape(rows), indent=1)
