@@ -215,3 +215,18 @@ def test_codex_permission_request_refused_by_shellgate(tmp_path: Path, receiver:
     assert answer["hookSpecificOutput"]["decision"]["behavior"] == "deny"  # type: ignore[index]
     wait_for(lambda: len(receiver.rows()) >= 3)
     assert shape(receiver.rows()) == CODEX["o171-app-perm-hook-deny"]
+
+
+def test_a_vs_code_task_refused_by_rule_is_recorded(tmp_path: Path, receiver: Receiver) -> None:
+    s = Setup(tmp_path, receiver.port)
+    event = {"hook_event_name": "PreToolUse", "tool_name": "run_task", "tool_use_id": "t1",
+             "tool_input": {"id": "shell: build"}}  # fmt: skip
+    answer, _ = s.hook("copilot", event)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+    wait_for(lambda: logs(receiver))
+    assert shape(receiver.rows()) == CODEX["o171-exec-forbidden-rule"]
+    listed = subprocess.run([sys.executable, "-m", "shellgate", "log", "--json", "--agent",
+                             "vscode-agent"], env=s.env(), capture_output=True, text=True,
+                            timeout=60)  # fmt: skip
+    entry = json.loads(listed.stdout)
+    assert (entry["decision"], entry["tool"], entry["call_id"]) == ("forbidden", "run_task", "t1")

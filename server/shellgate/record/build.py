@@ -84,6 +84,21 @@ def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
     )  # fmt: skip
 
 
+def from_tool(agent: str, event: Mapping[str, Any], tool: str, tool_input: Mapping[str, Any],
+              verdict: str, reason: str) -> Entry:  # fmt: skip
+    """A tool that is not a shell command, decided by ShellGate's own rule (Copilot's and VS
+    Code's tasks, VS Code commands, notebook cells): refused, or left to the person."""
+    arguments = json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
+    return Entry(
+        agent=agent, command=f"{tool} {arguments}", cwd=str(event.get("cwd") or ""),
+        decision="deferred" if verdict == "ask" else "forbidden",
+        answerer="agent" if verdict == "ask" else "rules",
+        session_id=event.get("session_id") or event.get("sessionId"),
+        call_id=str(event.get("tool_use_id") or ""), tool=tool, arguments=arguments,
+        reason=reason,
+    )  # fmt: skip
+
+
 def from_codex_hook(event: Mapping[str, Any], answer: Mapping[str, Any] | None,
                     trail: Mapping[str, Any], started: float) -> Entry | None:  # fmt: skip
     """ShellGate as Codex's own hook: what it answered (None: it stayed quiet, Codex decides,
