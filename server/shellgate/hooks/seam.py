@@ -36,8 +36,8 @@ def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> Agent
     kept = memo.load(path) if path else None
     if kept is not None:
         try:
-            trail["decision"] = decision_from_json(kept)
-            return trail["decision"]  # type: ignore[return-value]
+            remembered = trail["decision"] = decision_from_json(kept)
+            return remembered
         except ProtocolError:
             pass  # an entry of another shape: judge afresh
     # deferred: the whole chain (~90 ms of imports), needed only when no decision is kept
