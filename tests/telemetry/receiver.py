@@ -68,6 +68,59 @@ class Receiver:
         return [r for p in posts for r in rows_of(p)]
 
 
+class GrpcReceiver:
+    """The same over OTLP/gRPC (grpcio and opentelemetry-proto's service stubs): each Export
+    is kept as a protobuf post of its signal."""
+
+    def __init__(self) -> None:
+        from concurrent import futures
+
+        import grpc
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2 as logs
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc as logs_grpc
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2 as metrics
+        from opentelemetry.proto.collector.metrics.v1 import (
+            metrics_service_pb2_grpc as metrics_grpc,
+        )
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2 as trace
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc as trace_grpc
+
+        self.posts: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        def keeper(signal: str, answer: Any) -> Any:
+            def export(self: Any, request: Any, context: Any) -> Any:
+                with outer.lock:
+                    outer.posts.append({"path": f"/v1/{signal}",
+                                        "content_type": "application/x-protobuf",
+                                        "b64": base64.b64encode(
+                                            request.SerializeToString()).decode()})  # fmt: skip
+                return answer()
+
+            return export
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        for signal, stubs, service, answer in (
+            ("logs", logs_grpc, "LogsService", logs.ExportLogsServiceResponse),
+            ("metrics", metrics_grpc, "MetricsService", metrics.ExportMetricsServiceResponse),
+            ("traces", trace_grpc, "TraceService", trace.ExportTraceServiceResponse),
+        ):
+            servicer = type(service, (getattr(stubs, f"{service}Servicer"),),
+                            {"Export": keeper(signal, answer)})  # fmt: skip
+            getattr(stubs, f"add_{service}Servicer_to_server")(servicer(), self.server)
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+    def rows(self) -> list[dict[str, Any]]:
+        with self.lock:
+            posts = list(self.posts)
+        return [r for p in posts for r in rows_of(p)]
+
+    def close(self) -> None:
+        self.server.stop(0)
+
+
 def decode(post: dict[str, Any]) -> dict[str, Any]:
     raw = base64.b64decode(post["b64"])
     if "json" in post["content_type"]:

@@ -244,3 +244,29 @@ def test_cancelled_by_the_person_exports_nothing(
 
     kept = [ln.entry["entry"] for ln in lines() if ln.entry]  # the local record keeps it
     assert [(e["decision"], e["answerer"]) for e in kept] == [("cancelled", "person")]
+
+
+def test_over_grpc(tmp_path: Path, probe: SandboxProbe, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`otlp-grpc` where opentelemetry-exporter-otlp-proto-grpc is installed (the dev extra)."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.grpc")
+    from receiver import GrpcReceiver
+
+    receiver = GrpcReceiver()
+    try:
+        home = tmp_path / "codex"
+        home.mkdir()
+        endpoint = f"http://127.0.0.1:{receiver.port}"
+        (home / "config.toml").write_text(
+            f'[otel]\nexporter = {{ otlp-grpc = {{ endpoint = "{endpoint}" }} }}\n'
+            f'metrics_exporter = {{ otlp-grpc = {{ endpoint = "{endpoint}" }} }}\n'
+            f'trace_exporter = {{ otlp-grpc = {{ endpoint = "{endpoint}" }} }}\n')  # fmt: skip
+        monkeypatch.setenv("CODEX_HOME", str(home))
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        orch = flow(tmp_path, probe, "on-request", lambda q: "approved")
+        run(orch, ws(tmp_path), "touch", "asked")
+        deliver()
+        rows = receiver.rows()
+        assert shape(rows) == CODEX["o171-app-untrusted-accept"]
+        assert any(r["signal"] == "span" for r in rows)
+    finally:
+        receiver.close()
