@@ -56,26 +56,19 @@ def _exporter(signal: str, x: Exporter) -> Any:
     headers = dict(x.headers)
     if x.kind == "otlp-grpc":
         try:
-            if signal == "logs":
-                # deferred: only for otlp-grpc
-                from opentelemetry.exporter.otlp.proto.grpc._log_exporter import (
-                    OTLPLogExporter as Grpc,
-                )
-            elif signal == "metrics":
-                # deferred: only for otlp-grpc
-                from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
-                    OTLPMetricExporter as Grpc,
-                )
-            else:
-                # deferred: only for otlp-grpc
-                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-                    OTLPSpanExporter as Grpc,
-                )
+            # deferred: the gRPC exporters, only for otlp-grpc (an extra: grpcio)
+            from opentelemetry.exporter.otlp.proto.grpc import _log_exporter as glogs
+            from opentelemetry.exporter.otlp.proto.grpc import metric_exporter as gmetrics
+            from opentelemetry.exporter.otlp.proto.grpc import trace_exporter as gtraces
         except ImportError:
             raise ExporterMissing(
                 "otlp-grpc needs opentelemetry-exporter-otlp-proto-grpc "
                 "(pip install 'shellgate[otel-grpc]')") from None  # fmt: skip
-        return Grpc(endpoint=x.endpoint, headers=headers or None, timeout=_timeout())
+        grpc_kinds: dict[str, Any] = {"logs": glogs.OTLPLogExporter,
+                                      "metrics": gmetrics.OTLPMetricExporter,
+                                      "traces": gtraces.OTLPSpanExporter}  # fmt: skip
+        return grpc_kinds[signal](endpoint=x.endpoint, headers=headers or None,
+                                  timeout=_timeout())  # fmt: skip
     if x.protocol == "json":
         # deferred: the JSON exporters, only for protocol = "json"
         from opentelemetry.exporter.otlp.json.http import _log_exporter as jlogs

@@ -137,16 +137,34 @@ def kick(folder: str, env: Mapping[str, str]) -> bool:
     argv = [sys.executable, "-P", "-m", "shellgate", "log", "drain", "--quiet", "--linger", "2"]
     null = os.open(os.devnull, os.O_RDWR)
     try:
+        # Nothing of the agent's: its pipes (the hook's stdout) must see EOF when the hook
+        # exits, not when the sender does.
+        actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)]
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited() if fd != null]
         _started.append(os.posix_spawn(sys.executable, argv, dict(env), setsid=True,
-                        file_actions=[(os.POSIX_SPAWN_DUP2, null, 0),
-                                      (os.POSIX_SPAWN_DUP2, null, 1),
-                                      (os.POSIX_SPAWN_DUP2, null, 2)]))  # fmt: skip
+                                       file_actions=actions))  # fmt: skip
     finally:
         os.close(null)
     return True
 
 
 _started: list[int] = []
+
+
+def _inherited() -> list[int]:
+    """This process's descriptors above 2 that a child would inherit."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return []
+    out = []
+    for fd in fds:
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                out.append(fd)
+        except OSError:
+            pass  # the listing's own descriptor, closed by now
+    return out
 
 
 def _warn(text: str) -> None:
