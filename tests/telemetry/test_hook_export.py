@@ -230,3 +230,22 @@ def test_a_vs_code_task_refused_by_rule_is_recorded(tmp_path: Path, receiver: Re
                             timeout=60)  # fmt: skip
     entry = json.loads(listed.stdout)
     assert (entry["decision"], entry["tool"], entry["call_id"]) == ("forbidden", "run_task", "t1")
+
+
+def test_the_sender_holds_none_of_the_agents_pipes(tmp_path: Path) -> None:
+    """An agent reading the hook's output until EOF is not kept waiting by the detached
+    sender: a pipe the agent passed (here an extra inheritable one) reaches EOF while the sender
+    still runs (it holds the spool's lock, trying a collector that is down)."""
+    s = Setup(tmp_path, free_port())
+    r, w = os.pipe()
+    os.set_inheritable(w, True)
+    event = {**bash("ls"), "cwd": str(s.ws)}
+    proc = subprocess.Popen([sys.executable, "-I", "-m", "shellgate", "hook", "claude-code"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=s.ws,
+                            env=s.env(SHELLGATE_OTEL_TIMEOUT="8"), pass_fds=(w,))  # fmt: skip
+    out, _ = proc.communicate(json.dumps(event).encode(), timeout=60)
+    os.close(w)
+    assert b"permissionDecision" in out
+    assert os.read(r, 1) == b""  # EOF: nobody else holds the pipe
+    os.close(r)
+    wait_for(lambda: spool.draining(s.spool))  # and yet the sender is at work
