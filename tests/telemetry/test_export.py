@@ -270,3 +270,30 @@ def test_over_grpc(tmp_path: Path, probe: SandboxProbe, monkeypatch: pytest.Monk
         assert any(r["signal"] == "span" for r in rows)
     finally:
         receiver.close()
+
+
+class _Answered:
+    """An answer wrapped with who gave it, as an answering stage returns it (issue 25)."""
+
+    def __init__(self, decision: str, by: str, source: str) -> None:
+        from shellgate.approval.question import Answer
+        from shellgate.approval.review import ReviewDecision
+
+        self.answer = Answer(ReviewDecision(decision))
+        self.by, self.source = by, source
+
+
+def test_answering_stages_in_the_flow(collector: Receiver) -> None:
+    """The orchestrator's answers from a hook (PermissionRequest) and a refusal by a PreToolUse
+    hook export as Codex exports its hooks'."""
+    from shellgate.record.build import from_flow
+
+    started = time.monotonic()
+    record(from_flow("run", ("touch", "a.txt"), "/w", status="completed", started=started,
+                     requirement="needsapproval",
+                     answers=[_Answered("approved", "hook", "hooks.json:3")]))  # fmt: skip
+    same_as_codex(collector, "o171-app-perm-hook-allow")
+    collector.posts.clear()
+    record(from_flow("run", ("rm", "x"), "/w", status="forbidden", started=started,
+                     requirement="skip", answered_by="hook"))  # fmt: skip
+    same_as_codex(collector, "o171-exec-pre-hook-deny")

@@ -47,9 +47,21 @@ def _elapsed(started: float) -> int:
 
 def _answered_by(answer: Any) -> tuple[str, str | None]:
     """Who answered, and their words: a stage that says who it is (a hook, the reviewer), else
-    a person; an unanswered question's reason ("standard input is closed") as the words."""
-    said = getattr(answer, "verdict", None) or getattr(answer, "unanswered", None)
-    return str(getattr(answer, "answerer", None) or "person"), said
+    a person; an unanswered question's reason ("standard input is closed") as the words. An
+    answer wrapped with who gave it (`answer`, `by`: the answering stage's) is unwrapped."""
+    inner, by = _unwrap(answer)
+    said = (getattr(answer, "verdict", None) or getattr(answer, "source", None)
+            or getattr(inner, "unanswered", None))  # fmt: skip
+    return str(by or getattr(answer, "answerer", None) or "person"), said
+
+
+def _unwrap(answer: Any) -> tuple[Any, str | None]:
+    """(the answer itself, who gave it when it says so)."""
+    inner = getattr(answer, "answer", None)
+    if inner is not None and hasattr(inner, "decision"):
+        by = getattr(answer, "by", None)
+        return inner, getattr(by, "value", by)
+    return answer, None
 
 
 def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
@@ -73,6 +85,9 @@ def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
         taken = "approved"
     else:
         taken = "forbidden"
+    # an answering stage that decided without a question says so in the trail (the admin's
+    # PreToolUse hook refusing: answerer "hook", hook_event "PreToolUse")
+    answerer = str(trail.get("answerer") or answerer)
     return Entry(
         agent=request.agent, command=_command_text(request.command), cwd=request.cwd,
         decision=taken, answerer=answerer, session_id=request.session_id,
@@ -81,6 +96,7 @@ def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
         rule=rule_of(getattr(decision, "matched", ()), getattr(decision, "decision", None)),
         sandbox=sandbox if verdict == "allow" else None, duration_ms=_elapsed(started),
         asked=asked, amendment=getattr(answer, "amendment_written", None),
+        hook_event=trail.get("hook_event"),
     )  # fmt: skip
 
 
@@ -139,10 +155,12 @@ def from_flow(agent: str, command: Sequence[str], cwd: str, *, status: str, star
               cached: bool = False, attempts: Sequence[Any] = (), output: str | None = None,
               exit_code: int | None = None, reason: str | None = None,
               sandbox: str | None = None, session_id: str | None = None,
-              call_id: str = "") -> Entry:  # fmt: skip
+              call_id: str = "", answered_by: str | None = None) -> Entry:  # fmt: skip
     """One command through the orchestrator (run, the agent, the MCP `shell` tool, the
     editor's runs): `status` its ExecResult status, `requirement` skip / needs_approval /
-    forbidden, `answers` the approval answers in order, `attempts` the AttemptInfos."""
+    forbidden, `answers` the approval answers in order (an `Answer`, or one wrapped with who
+    gave it), `attempts` the AttemptInfos, `answered_by` who decided when the flow says so (a
+    PreToolUse hook's refusal)."""
     requirement = requirement.replace("_", "")  # skip, needsapproval, forbidden
     first = answers[0] if answers else None
     answerer, said = ("person", None) if first is None else _answered_by(first)
@@ -153,13 +171,16 @@ def from_flow(agent: str, command: Sequence[str], cwd: str, *, status: str, star
     elif status == "denied":
         taken = "denied"
     elif first is not None:
-        taken = BY_REVIEW.get(first.decision.value, "approved")
+        taken = BY_REVIEW.get(_unwrap(first)[0].decision.value, "approved")
     elif cached:
         taken, answerer = "approved_for_session", "person"
     else:
         taken, answerer = "approved", "rules"
     if requirement != "needsapproval" and first is None and status == "denied":
         answerer = "person"  # refused at the escalation's question
+    hook_event = None
+    if answered_by == "hook" and status == "forbidden" and first is None:
+        answerer, hook_event = "hook", "PreToolUse"  # a PreToolUse hook refused it
     ran = [a for a in attempts if getattr(a, "outcome", None) is not None]
     outcome, initial, escalated = None, None, None
     if ran and ran[0].sandboxed and getattr(ran[0].outcome, "is_denial", False):
@@ -177,7 +198,8 @@ def from_flow(agent: str, command: Sequence[str], cwd: str, *, status: str, star
         reason=reason, verdict=said, rule=rule_of(matched, _rule_decision(requirement)),
         sandbox=used, sandbox_outcome=outcome, initial_duration_ms=initial,
         escalated_duration_ms=escalated, output=output, exit_code=exit_code,
-        duration_ms=_elapsed(started), asked=bool(answers),
+        duration_ms=_elapsed(started), asked=bool(answers) and answerer == "person",
+        hook_event=hook_event,
     )  # fmt: skip
 
 
