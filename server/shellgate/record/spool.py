@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 MAX_FILES = 10_000
 BATCH = 200
 BACKOFF = 30.0
+STARTING = 1.5  # seconds a started sender has to take the drain lock
 YOUNG = 10.0  # seconds: a file that does not parse yet may still be being written
 SUFFIX = ".json"
 
@@ -105,6 +106,20 @@ def backing_off(folder: str) -> bool:
             return time.time() < float(fh.read().strip() or 0)
     except (OSError, ValueError):
         return False
+
+
+def claim_start(folder: str, within: float = STARTING) -> bool:
+    """True for the one caller that may start a sender now: none was started in the last
+    `within` seconds (a sender takes a moment to take the drain lock; meanwhile every hook
+    would start another)."""
+    path = os.path.join(folder, "started")
+    try:
+        if time.time() - os.stat(path).st_mtime < within:
+            return False
+    except FileNotFoundError:
+        pass
+    _write(path, str(os.getpid()))
+    return True
 
 
 def draining(folder: str) -> bool:
