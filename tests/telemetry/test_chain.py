@@ -176,3 +176,14 @@ def test_the_json_listing_follows_its_schema(tmp_path: Path) -> None:
     assert len(rows) == 6
     for row in rows:
         jsonschema.validate(row, schema)
+
+
+def test_a_huge_command_is_cut_and_marked(tmp_path: Path) -> None:
+    huge = "echo " + "a" * 200_000
+    entry_in = Entry("claude-code", huge, "/w", "approved", "rules",
+                     arguments=json.dumps({"command": huge}))
+    record(entry_in, {"XDG_STATE_HOME": str(tmp_path)})
+    log = tmp_path / "shellgate" / "decisions.jsonl"
+    entry = json.loads(log.read_text())["entry"]
+    assert entry["truncated"] is True and len(entry["command"]) == len(entry["arguments"]) == 65536
+    assert log.stat().st_size < 200_000

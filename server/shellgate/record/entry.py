@@ -29,7 +29,7 @@ DECISIONS = ("approved", "approved_for_session", "approved_with_amendment", "den
              "forbidden", "cancelled", "deferred")  # fmt: skip
 ANSWERERS = ("rules", "hook", "reviewer", "person", "agent")
 APPROVING = frozenset(DECISIONS[:3])
-MAX_TEXT = 64 * 1024  # command and output kept in the log (characters); longer is cut, marked
+MAX_TEXT = 64 * 1024  # command, arguments, output kept (characters); longer is cut, marked
 
 
 class Entry(Record):

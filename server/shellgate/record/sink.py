@@ -63,8 +63,10 @@ def _ready(entry: Entry) -> Entry:
         entry = entry._replace(call_id=new_call_id())
     command, cut = clip(entry.command)
     output, cut_out = clip(entry.output)
-    if cut or cut_out:
-        entry = entry._replace(command=command or "", output=output, truncated=True)
+    arguments, cut_args = clip(entry.arguments)
+    if cut or cut_out or cut_args:
+        entry = entry._replace(command=command or "", output=output, arguments=arguments,
+                               truncated=True)  # fmt: skip
     return entry
 
 
