@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # No per-example deadline anywhere: CI machines are slower and busier than a laptop, and a
@@ -12,3 +13,19 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# Every decision a test makes is recorded (shellgate.record): into the test's own state folder,
+# never the user's `~/.local/state/shellgate`, and never another test's (the editor's history
+# reads it).
+@pytest.fixture(autouse=True)
+def _state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+# Fixtures wider than a test (a server started once for a module) record here.
+if "SHELLGATE_TEST_STATE" not in os.environ:
+    import tempfile
+
+    os.environ["SHELLGATE_TEST_STATE"] = os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(
+        prefix="shellgate-state-")

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("shellgate.cli.sandbox", "run a command in ShellGate's bubblewrap sandbox"),
     "import": ("shellgate.cli.import_", "Claude Code, Gemini CLI or VS Code allowlists as rules"),
     "replay": ("shellgate.cli.replay", "past commands (histories, transcripts) through the rules"),
+    "log": ("shellgate.cli.log", "the record of every decision; verify its hash chain"),
 }
 
 

@@ -259,7 +259,8 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
         codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent",
         answerers=answer_stage(approver, codex_home=codex_home,
-                               approval=limits.approval_policy, model=model, reviewer=reviewer))
+                               approval=limits.approval_policy, model=model, reviewer=reviewer),
+        originator="agent")
     client = make_model_client(config)
     view = TerminalView(sys.stdout, sys.stderr)
     transcript: Transcript | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from shellgate.approval.answerers import (
     Answered,
     AnsweredBy,
     AnswerStage,
+    Before,
     HookNote,
     hook_failed,
     rewritten,
@@ -72,6 +74,8 @@ from shellgate.exec.sandbox import (
     build_spec,
 )
 from shellgate.exec.sandbox import default_runtime_dir as runtime_dir
+from shellgate.record.build import from_flow
+from shellgate.record.sink import record
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy
 
@@ -107,6 +111,7 @@ class AttemptInfo:
     outcome: Outcome
     exit_code: int | None
     permission: str  # "sandbox", "sandbox + writable /x", "sandbox + host h", "no sandbox"
+    duration_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,8 @@ class _Call:
     approved: bool = False  # a person (or the session) said yes before the first attempt
     person_only: str | None = None  # a hook failed (Codex fails open): only a person answers
     answered_by: AnsweredBy = AnsweredBy.RULES
+    answers: list[Answered] = field(default_factory=list)  # every answer given, for the record
+    cached: bool = False  # approved earlier in the session: not asked
 
 
 @dataclass
@@ -196,6 +203,7 @@ class Orchestrator:
     asker: str | None = None
     # Who answers before the person (Codex's hooks, the reviewer); None: the person alone
     answerers: AnswerStage | None = None
+    originator: str = "run"  # who the decisions are for, in the record: run, agent, mcp, editor
     _egress: Egress = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -228,6 +236,7 @@ class Orchestrator:
         -> PostToolUse hooks (spec codex-hooks-chain.md §1)."""
         if not req.command:
             return ExecResult(Status.FORBIDDEN, reason="empty command")
+        started = time.monotonic()
         stage = self.stage
         call_id = f"call_{uuid.uuid4().hex[:10]}"
         script = shell_script(req.command)
@@ -235,8 +244,14 @@ class Orchestrator:
         self._emit_hooks(before.runs)
         if before.blocked is not None:
             self._emit("forbidden", reason=before.told(script), answered_by="hook")
-            return ExecResult(Status.FORBIDDEN, reason=before.told(script),
-                              answered_by=AnsweredBy.HOOK, context=before.context)  # fmt: skip
+            refused = ExecResult(Status.FORBIDDEN, reason=before.told(script),
+                                 answered_by=AnsweredBy.HOOK, context=before.context)  # fmt: skip
+            record(from_flow(
+                self.originator, tuple(req.command), os.path.realpath(req.cwd),
+                status="forbidden", started=started, requirement="forbidden",
+                reason=refused.reason, sandbox=self.context.sandbox.value,
+                answered_by="hook", call_id=call_id))  # fmt: skip
+            return refused
         if before.command is not None:  # all later stages judge the new command (Codex)
             script = before.command
             req = replace(req, command=rewritten(req.command, script))
@@ -245,6 +260,21 @@ class Orchestrator:
             call.person_only = before.ask
             call.requirement = hook_failed(call.requirement, before.ask,
                                            self.context.approval_policy)  # fmt: skip
+        result = await self._flow(call, before, script, call_id)
+        record(from_flow(
+            self.originator, call.command, call.cwd, status=result.status.value,
+            started=started, requirement=type(call.requirement).__name__.lower(),
+            matched=self._matched_rules(call.command, call.ctx), answers=call.answers,
+            cached=call.cached, attempts=result.attempts, output=result.output
+            if result.status is Status.COMPLETED else result.reason, exit_code=result.exit_code,
+            reason=result.reason, sandbox=self.context.sandbox.value,
+            call_id=call_id))  # fmt: skip
+        return result
+
+    async def _flow(self, call: _Call, before: Before, script: str, call_id: str) -> ExecResult:
+        """Past the PreToolUse hooks: the rules' requirement, a question, the attempts, then
+        the PostToolUse hooks."""
+        stage = self.stage
         if isinstance(call.requirement, Forbidden):
             self._emit("forbidden", reason=call.requirement.reason)
             return ExecResult(Status.FORBIDDEN, reason=call.requirement.reason,
@@ -316,6 +346,7 @@ class Orchestrator:
         call.approved = True
         if self.store.lookup([call.key]) is not None:
             self._emit("approval_cached", key=call.key)
+            call.cached = True
             return None
         amendment = requirement.proposed_execpolicy_amendment
         ladder = self._ladder(call.command, call.ctx, amendment) if amendment else None
@@ -325,6 +356,7 @@ class Orchestrator:
             justification=call.req.justification,
             sandbox_permissions=call.req.sandbox_permissions.value), call.person_only)  # fmt: skip
         call.answered_by = answered.by
+        call.answers.append(answered)
         return self._apply_exec_answer(answered, requirement, call.key)
 
     async def _attempts(self, call: _Call) -> ExecResult:
@@ -332,12 +364,13 @@ class Orchestrator:
         a retry with the narrowest grant that helps (at most MAX_ATTEMPTS in all)."""
         grant, attempts = call.first, list[AttemptInfo]()
         while True:
+            began = time.monotonic()
             result = await self._attempt(call.command, call.cwd, call.req, grant, call.probe)
             if isinstance(result, ExecResult):  # the sandbox could not be built
                 return replace(result, attempts=tuple(attempts), notes=tuple(call.notes))
             cls = result.classification
-            attempts.append(
-                AttemptInfo(result.sandboxed, cls.outcome, result.exit_code, grant.describe()))
+            attempts.append(AttemptInfo(result.sandboxed, cls.outcome, result.exit_code,
+                                        grant.describe(), int((time.monotonic() - began) * 1000)))
             self._emit("attempt", sandboxed=result.sandboxed, outcome=cls.outcome.value,
                        exit_code=result.exit_code, permission=grant.describe(),
                        hosts=list(cls.hosts), paths=list(cls.paths))  # fmt: skip
@@ -358,6 +391,7 @@ class Orchestrator:
                     network_question(call.command, call.cwd, host, cls.reason, self.asker),
                     call.person_only)  # fmt: skip
                 call.answered_by = answered.by
+                call.answers.append(answered)
                 stop = self._apply_network_answer(answered, host)
                 if stop is not None:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
@@ -375,6 +409,7 @@ class Orchestrator:
                     justification=call.req.justification,
                     sandbox_permissions="require_escalated"), call.person_only)  # fmt: skip
                 call.answered_by = answered.by
+                call.answers.append(answered)
                 answer = answered.answer
                 if answer.decision is ReviewDecision.APPROVED_FOR_SESSION:
                     self.store.remember([call.key], answer.decision)

@@ -13,6 +13,7 @@ is reachable, so Codex asks as usual.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from shellgate.records import TYPE_CHECKING
@@ -27,7 +28,20 @@ AGENT = "codex"
 
 
 def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
-    """The answer, or None for "quiet" (nothing on stdout: Codex goes on as usual)."""
+    """The answer, or None for "quiet" (nothing on stdout: Codex goes on as usual). What
+    ShellGate answered is recorded (shellgate.record); a quiet answer leaves it to Codex."""
+    started = time.monotonic()
+    answer = _handle(event, options)
+    if answer is not None:
+        # deferred: the record (~2 ms), only when ShellGate answered
+        from shellgate.record.build import from_codex_hook
+        from shellgate.record.sink import record
+
+        record(from_codex_hook(event, answer, seam.trail, started))
+    return answer
+
+
+def _handle(event: Mapping[str, Any], options: Options) -> dict[str, Any] | None:
     name = event_field(event, "hook_event_name")
     if name not in ("PreToolUse", "PermissionRequest"):
         raise HookInputError(f"hook_event_name {name!r} is not PreToolUse or PermissionRequest")

@@ -94,17 +94,24 @@ def handle(event: Mapping[str, Any], options: Options) -> dict[str, Any]:
         return _answer(shape, res, field, tool_input)
     if key in UNJUDGEABLE:
         why = f"ShellGate: {tool} {UNJUDGEABLE[key]}{USE_INSTEAD}"
-        return _answer(shape, Resolution(Verdict.BLOCK, why), "", tool_input)
-    if key in VSCODE_COMMAND_TOOLS:
+        res = Resolution(Verdict.BLOCK, why)
+    elif key in VSCODE_COMMAND_TOOLS:
         command_id = str(tool_input.get("commandId") or "")
         if not command_id.startswith(RISKY_COMMAND_PREFIXES):
             return {}
         why = f"ShellGate: the VS Code command {command_id} reaches a terminal or a task"
-        return _answer(shape, Resolution(Verdict.BLOCK, why + USE_INSTEAD), "", tool_input)
-    if key in ASK_TOOLS:
+        res = Resolution(Verdict.BLOCK, why + USE_INSTEAD)
+    elif key in ASK_TOOLS:
         why = "ShellGate: a notebook cell runs code ShellGate cannot judge: the person decides"
-        return _answer(shape, Resolution(Verdict.AGENT_ASKS, why), "", tool_input)
-    raise AssertionError(f"{tool} is gated but has no handling")
+        res = Resolution(Verdict.AGENT_ASKS, why)
+    else:
+        raise AssertionError(f"{tool} is gated but has no handling")
+    # deferred: the record (~2 ms), after the decision
+    from shellgate.record.build import from_tool
+    from shellgate.record.sink import record
+
+    record(from_tool(host, event, tool, tool_input, res.verdict.value, res.reason))
+    return _answer(shape, res, "", tool_input)
 
 
 _TOOL_FIELD = {

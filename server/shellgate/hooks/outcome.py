@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import sys
+import time
 from collections.abc import Mapping
 
 from shellgate.records import TYPE_CHECKING, Record
@@ -103,6 +104,30 @@ def resolve(
     request: seam.AgentRequest, options: Options, agent_name: str,
     transcript: str | None = None,
 ) -> Resolution:  # fmt: skip
+    """Who answers (`_answered`), then the decision is recorded (shellgate.record) before the
+    hook answers."""
+    started = time.monotonic()
+    res = _answered(request, options, agent_name, transcript)
+    # deferred: the record (~2 ms: the log's append, the spool when [otel] exports)
+    from shellgate.record.build import from_hook
+    from shellgate.record.sink import record
+
+    record(from_hook(request, res.verdict.value, res.reason, seam.trail, started,
+                     sandbox=_sandbox_used(res, options, seam.trail)))  # fmt: skip
+    return res
+
+
+def _sandbox_used(res: Resolution, options: Options, trail: Mapping[str, Any]) -> str:
+    decision = trail.get("decision")
+    if res.command is None or decision is None:
+        return "none"
+    return _sandbox_of(options, decision) or "none"
+
+
+def _answered(
+    request: seam.AgentRequest, options: Options, agent_name: str,
+    transcript: str | None = None,
+) -> Resolution:  # fmt: skip
     """The admin's Codex hooks first (they may refuse or rewrite it), then the chain decides;
     a command needing approval goes to the admin's PermissionRequest hooks, then the editor,
     else the fallback."""
@@ -115,6 +140,7 @@ def resolve(
     script = request.command if isinstance(request.command, str) else shlex_join(request.command)
     found = before(admin, script, request.cwd)
     if found.blocked is not None:
+        seam.trail.update(answerer="hook", hook_event="PreToolUse")
         return Resolution(Verdict.BLOCK, found.told(script))
     if found.command is not None:
         request = request._replace(command=found.command)

@@ -20,25 +20,30 @@ from shellgate.broker.protocol import (
 )
 from shellgate.hooks import memo
 
-__all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide"]
+__all__ = ["AgentAnswer", "AgentDecision", "AgentRequest", "ask", "decide", "trail"]
+
+# What this hook process asked and was told (one event a process), for the record.
+trail: dict[str, object] = {}
 
 
 def decide(request: AgentRequest, env: Mapping[str, str] | None = None) -> AgentDecision:
     """broker.decide's verdict (rules that do not load decide "forbidden"); raises
     ProtocolError for a request that cannot be decided, which the hook turns into a block."""
     env = os.environ if env is None else env
+    trail["request"] = request
     key = json.dumps(request.to_json(), sort_keys=True).encode()
     path = memo.path_for(key, request.cwd, env)
     kept = memo.load(path) if path else None
     if kept is not None:
         try:
-            return decision_from_json(kept)
+            remembered = trail["decision"] = decision_from_json(kept)
+            return remembered
         except ProtocolError:
             pass  # an entry of another shape: judge afresh
     # deferred: the whole chain (~90 ms of imports), needed only when no decision is kept
     from shellgate.broker.decide import decide as broker_decide
 
-    decision = broker_decide(request, env=env)
+    decision = trail["decision"] = broker_decide(request, env=env)
     if path is not None and decision.explain is not None:
         memo.store(path, decision.to_json())
     return decision
@@ -49,4 +54,5 @@ def ask(request: AgentRequest, decision: AgentDecision, *, timeout: float) -> Ag
     decision travels with the question: the editor shows it, it does not decide again."""
     from shellgate.broker.client import ask as broker_ask  # deferred: only when asking
 
-    return broker_ask(request, decision, timeout=timeout)
+    trail["answer"] = answer = broker_ask(request, decision, timeout=timeout)
+    return answer

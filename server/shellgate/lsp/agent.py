@@ -234,6 +234,7 @@ def register(server: ShellGateServer) -> None:
                 on_event=on_orchestrator_event,
                 asker="the agent",
                 answerers=stage,
+                originator="editor-agent",
             )
         )
 

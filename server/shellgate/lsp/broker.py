@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,10 +26,12 @@ from pygls.uris import to_fs_path
 
 from shellgate import __version__
 from shellgate.broker.decide import decide
-from shellgate.broker.desk import Desk
+from shellgate.broker.desk import HISTORY, Desk
 from shellgate.broker.endpoint import Endpoint
+from shellgate.broker.protocol import display_name
 from shellgate.codexconfig.layers import default_codex_home
 from shellgate.lsp.approvals import EditorApprover
+from shellgate.record.history import answered
 
 if TYPE_CHECKING:
     from shellgate.broker.desk import Desk
@@ -48,6 +51,7 @@ class Broker:
         self.server = server
         self.endpoint: Endpoint | None = None
         self._desk: Desk | None = None
+        self.started = time.time()  # the record holds what was answered before
 
     def codex_home(self) -> Path:
         return self.server.session.settings.codex_home or default_codex_home()
@@ -129,4 +133,10 @@ def register(server: ShellGateServer) -> None:
 
     @server.feature(APPROVALS)
     def approvals(ls: ShellGateServer, params: Any) -> dict[str, Any]:
-        return broker.desk.to_json()
+        """The desk's questions since this server started, after the ones answered before
+        (from the record: the history survives a restart)."""
+        live = broker.desk.to_json()
+        past = answered(broker.started, HISTORY)
+        for entry in past:
+            entry["agentName"] = display_name(str(entry["agent"]))
+        return {**live, "entries": [*past, *live["entries"]]}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as T
 from pygls.uris import to_fs_path
 
-from shellgate.lsp import watch
+from shellgate.lsp import telemetry, watch
 from shellgate.lsp.session import Settings
 from shellgate.lsp.tracing import context_for
 
@@ -51,6 +51,7 @@ def register(server: ShellGateServer) -> None:
     @server.feature(T.INITIALIZED)
     async def initialized(ls: ShellGateServer, params: T.InitializedParams) -> None:
         await watch.start(ls)
+        telemetry.start()  # what the hooks could not send yet, every 30 s
         broker = getattr(ls, "shellgate_broker", None)
         if broker is not None:  # outside agents reach this editor from now on
             await broker.start()

@@ -117,6 +117,7 @@ def register(server: ShellGateServer) -> None:
             merged.policy, person, context, codex_home=home, approval_timeout=approval_timeout,
             command_timeout=timeout, store=store, host_rules=hosts,
             on_event=lambda e: events.append(str(e.get("event"))), answerers=stage,
+            originator="editor",
         )  # fmt: skip
         result = await orchestrator.run(ExecRequest(tuple(argv), cwd))
         if "amendment" in events or "network_amendment" in events:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 from shellgate.broker.decide import decide
 from shellgate.broker.protocol import AgentDecision, AgentRequest
 from shellgate.mcp import editor
+from shellgate.record.build import from_hook
+from shellgate.record.sink import record
 
 NO_EDITOR = (
     "ShellGate: no ShellGate editor is open for {cwd}, so nobody can approve {tool}; denied. "
@@ -42,18 +45,31 @@ def _decision(tool_name: str, request: AgentRequest) -> AgentDecision:
 
 async def permission_answer(tool_name: str, tool_input: dict[str, Any], *, cwd: str,
                             session_id: str, timeout: float) -> dict[str, Any]:  # fmt: skip
-    """Claude Code's permission answer for one prompt."""
+    """Claude Code's permission answer for one prompt, recorded (shellgate.record)."""
+    started, trail = time.monotonic(), dict[str, Any]()
+    out = await _answer(tool_name, tool_input, cwd, session_id, timeout, trail)
+    if "request" in trail:
+        allowed = out["behavior"] == "allow"
+        record(from_hook(trail["request"], "allow" if allowed else "block",
+                         out.get("message", ""), trail, started))  # fmt: skip
+    return out
+
+
+async def _answer(tool_name: str, tool_input: dict[str, Any], cwd: str, session_id: str,
+                  timeout: float, trail: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     description = tool_input.get("description")
     request = AgentRequest(
         agent="claude-code", session_id=session_id, cwd=cwd,
         command=_command(tool_name, tool_input),
         justification=description if isinstance(description, str) else None,
         approval_policy="on-request", sandbox="workspace-write")  # fmt: skip
+    trail["request"] = request
     try:
-        decision = await asyncio.to_thread(_decision, tool_name, request)
+        decision = trail["decision"] = await asyncio.to_thread(_decision, tool_name, request)
         if decision.decision == "forbidden":  # nobody may wave a forbidden rule through
             return {"behavior": "deny", "message": f"ShellGate: forbidden: {decision.reason}"}
-        answer = await editor.cancellable(editor.ask_raw, request, decision, timeout=timeout)
+        answer = trail["answer"] = await editor.cancellable(editor.ask_raw, request, decision,
+                                                            timeout=timeout)  # fmt: skip
     except Exception as exc:
         return {"behavior": "deny", "message": f"ShellGate: the editor could not be asked: {exc}"}
     if answer is None:

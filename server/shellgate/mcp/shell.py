@@ -106,7 +106,8 @@ class McpSession:
         orchestrator = Orchestrator(
             policy, approver, context, codex_home=str(self.codex_home),
             writable_roots=(self.workspace,), approval_timeout=self.approval_timeout,
-            probe=self.probe, store=self.store, asker=ASKER, answerers=stage)  # fmt: skip
+            probe=self.probe, store=self.store, asker=ASKER, answerers=stage,
+            originator="mcp")  # fmt: skip
         request = ExecRequest(
             call.argv, call.workdir, call.permissions, call.justification,
             timeout=call.timeout_ms / 1000 if call.timeout_ms else None)  # fmt: skip
