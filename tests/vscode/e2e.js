@@ -285,8 +285,15 @@ function writeUserSettings(change) {
       await command(page, 'ShellGate: Focus on Waiting View');
       const waiting = page.locator(sel.viewPane('Waiting'));
       await waiting.first().waitFor({ timeout: 15000 });
-      const out = path.join(SHOTS, 'hook-view.json');
-      const hook = outsideHook(out, 'touch from-view.txt', 90);
+      // The real hook, as Claude Code runs it: it asks this editor, then records the decision.
+      const event = { session_id: 'e2e-view', hook_event_name: 'PreToolUse', tool_name: 'Bash',
+        tool_input: { command: 'touch from-view.txt' }, cwd: WS };
+      const hook = spawn('python3', ['-m', 'shellgate', 'hook', 'claude-code'],
+        { env: { ...process.env, PYTHONPATH: process.env.HOOK_PYTHONPATH }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let said = '';
+      hook.stdout.on('data', (d) => { said += d; });
+      hook.stderr.on('data', (d) => { hook.errors = (hook.errors || '') + d; });
+      hook.stdin.end(JSON.stringify(event));
       await asking('touch from-view.txt').waitFor({ state: 'visible', timeout: 30000 });
       const row = waiting.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
       await row.waitFor({ timeout: 20000 });
@@ -297,21 +304,22 @@ function writeUserSettings(change) {
       await page.screenshot({ path: path.join(SHOTS, 'views-waiting.png') });
       await row.hover();
       await row.locator('.action-label[aria-label="Allow Once"]').click();
-      const answer = await hookAnswer(out, hook);
-      if (!answer || answer.answer !== 'accept') throw new Error(`the hook got ${JSON.stringify(answer)} (${hook.errors})`);
+      await waitFor(async () => hook.exitCode !== null, 20000, `the hook to answer (${hook.errors || ''})`);
+      if (!/"permissionDecision":\s*"allow"/.test(said)) throw new Error(`the hook said ${said} (${hook.errors})`);
       await asking('touch from-view.txt').waitFor({ state: 'hidden', timeout: 10000 });
       await row.waitFor({ state: 'detached', timeout: 10000 });
       const history = page.locator(sel.viewPane('History'));
+      // from the decision record the hook wrote, pushed to the view
       const answered = history.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).filter({ hasText: 'approved by person' }).first();
       await answered.waitFor({ timeout: 15000 });
-      const said = (await answered.innerText()).replace(/\s+/g, ' ');
+      const historyRow = (await answered.innerText()).replace(/\s+/g, ' ');
       const policy = page.locator(sel.viewPane('Policy'));
       const file = policy.locator(sel.treeRow, { hasText: 'project.rules' }).first();
       await file.waitFor({ timeout: 15000 });
       const fileText = (await file.innerText()).replace(/\s+/g, ' ');
       if (!/2 rules/.test(fileText)) throw new Error(`policy row: ${fileText}`);
       await page.screenshot({ path: path.join(SHOTS, 'views.png') });
-      return `${said} | ${fileText}`;
+      return `${historyRow} | ${fileText}`;
     });
 
     await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {

@@ -56,6 +56,7 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
       void views.refreshHistory(client); // a question came or went: the history follows
     }),
     (client) => client.onNotification('shellgate/policyChanged', () => { void views.refreshPolicy(client); }),
+    (client) => client.onNotification('shellgate/historyChanged', () => { void views.refreshHistory(client); }),
   ]);
   server = srv;
   context.subscriptions.push(log, runOut, agent.out, status, views, rendered, srv.onDidChangeClient((c) => {

@@ -25,6 +25,8 @@ export interface Node {
   location?: { path: string; line: number; column?: number };
   /** The command words of a question or a decision (Copy command, Explain). */
   words?: string[];
+  /** Or the command as the agent gave it, a script (a decision from the record). */
+  script?: string;
 }
 
 // ---- Waiting --------------------------------------------------------------------------------
@@ -70,16 +72,18 @@ export function waitingNodes(questions: Waiting[], now: number): Node[] {
 
 // ---- History --------------------------------------------------------------------------------
 
-/** One decision in the history: from the server's record of questions, or the local log. */
+/** One decision in the history: from the record (`shellgate/history`), or, from an older
+ * server, its list of questions. */
 export interface Decision {
   id: string;
   at: number; // seconds since the epoch
   agent: string;
   agentName: string;
-  command: string[];
+  command?: string[];
+  text?: string; // the command as the agent gave it (the record keeps a script)
   cwd: string;
   decision: string; // allow | prompt | forbidden | approved | denied | ...
-  answerer: string; // rules | hook | reviewer | person | pending
+  answerer: string; // rules | hook | reviewer | person | agent | pending
   answer?: string | null;
   reason?: string | null;
   rule?: { path: string; line: number; pattern?: string } | null;
@@ -131,17 +135,18 @@ export function historyNodes(decisions: Decision[], filter: HistoryFilter = {}):
   for (const d of kept) {
     const { icon, color } = decisionIcon(d.decision);
     const time = new Date(d.at * 1000).toISOString().slice(11, 19);
+    const shown = d.text ?? join(d.command ?? []);
     const node: Node = {
       id: `history:${d.id}`,
-      label: clean(join(d.command), 200),
+      label: clean(shown, 200),
       description: `${clean(d.agentName)} · ${d.decision} by ${d.answerer} · ${time}`,
-      tooltip: [`$ ${clean(join(d.command), 600)}`, `in ${clean(d.cwd)}`, `${d.decision}, answered by ${d.answerer}`,
+      tooltip: [`$ ${clean(shown, 600)}`, `in ${clean(d.cwd)}`, `${d.decision}, answered by ${d.answerer}`,
         ...(d.reason ? [`reason: ${clean(d.reason, 600)}`] : []),
         ...(d.rule ? [`rule: ${clean(d.rule.path)}:${d.rule.line}`] : []),
         ...(d.amendment ? [`wrote: ${clean(d.amendment)}`] : [])].join('\n'),
       icon, color,
       context: d.rule ? 'history.rule' : 'history',
-      words: d.command,
+      words: d.command, script: d.text,
       location: d.rule ? { path: d.rule.path, line: d.rule.line } : undefined,
     };
     const key = day(d.at);

@@ -101,13 +101,20 @@ export class Views implements vscode.Disposable {
 
   // ---- History --------------------------------------------------------------------------
 
+  /** Every decision, from the record (`shellgate/history`, pushed as `shellgate/historyChanged`
+   * when it grows); a server without it gives its questions (`shellgate/approvals`). */
   async refreshHistory(client: LanguageClient | undefined): Promise<void> {
     if (!client) return;
     try {
-      const h = (await client.sendRequest('shellgate/approvals', {})) as ApprovalHistory;
-      this.decisions = h.entries.filter((e) => e.state !== 'deciding').map(fromApproval);
+      const h = (await client.sendRequest('shellgate/history', {})) as { entries: Decision[] };
+      this.decisions = h.entries;
     } catch {
-      return; // an older server: keep what is shown
+      try {
+        const h = (await client.sendRequest('shellgate/approvals', {})) as ApprovalHistory;
+        this.decisions = h.entries.filter((e) => e.state !== 'deciding').map(fromApproval);
+      } catch {
+        return; // keep what is shown
+      }
     }
     this.renderHistory();
   }
@@ -153,7 +160,7 @@ export class Views implements vscode.Disposable {
 /** The views' commands (ids in package.json). */
 export function registerViewCommands(views: Views, deps: {
   client: () => LanguageClient | undefined;
-  explain: (command: string[]) => Promise<void>;
+  explain: (command: string | string[]) => Promise<void>;
   showQuestion: (p: ApproveParams) => Promise<void>;
   installHook: (args: string[]) => Promise<void>;
   doctor: () => Promise<void>;
@@ -190,10 +197,12 @@ export function registerViewCommands(views: Views, deps: {
     vscode.commands.registerCommand('shellgate.waiting.dontAskAgain', answer('approved_execpolicy_amendment')),
     vscode.commands.registerCommand('shellgate.waiting.deny', answer('abort')),
     vscode.commands.registerCommand('shellgate.history.explain', async (node?: Node) => {
-      if (node?.words) await deps.explain(node.words);
+      const command = node?.script ?? node?.words;
+      if (command) await deps.explain(command);
     }),
     vscode.commands.registerCommand('shellgate.history.copy', async (node?: Node) => {
-      if (node?.words) await vscode.env.clipboard.writeText(join(node.words));
+      const text = node?.script ?? (node?.words ? join(node.words) : undefined);
+      if (text) await vscode.env.clipboard.writeText(text);
     }),
     vscode.commands.registerCommand('shellgate.history.openRule', async (node?: Node) => {
       if (node?.location) await vscode.commands.executeCommand('shellgate.openAt', node.location.path, node.location.line, node.location.column ?? 1);

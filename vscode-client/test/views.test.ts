@@ -42,6 +42,12 @@ test('History: newest first, grouped by day, filtered by agent and decision, the
   assert.equal(b?.icon, 'error');
   assert.deepEqual(historyNodes(all, { agent: 'codex' }).flatMap((n) => n.children ?? []).map((n) => n.label), ['ls c', 'ls a']);
   assert.deepEqual(historyNodes(all, { decision: 'denied' }).flatMap((n) => n.children ?? []).map((n) => n.label), ['ls b']);
+  // from the record: the command as the agent gave it, who answered
+  const recorded = historyNodes([{ id: 'r1', at: day2, agent: 'gemini', agentName: 'Gemini CLI', text: 'rm -rf build',
+    cwd: '/w', decision: 'forbidden', answerer: 'rules', rule: { path: '/h/default.rules', line: 1 } }]);
+  const row = recorded[0].children?.[0];
+  assert.deepEqual([row?.label, row?.script, row?.icon], ['rm -rf build', 'rm -rf build', 'error']);
+  assert.match(row?.description ?? '', /^Gemini CLI · forbidden by rules · /);
 });
 
 test('History from the server\'s questions: a person answered, or nobody yet', () => {

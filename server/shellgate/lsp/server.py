@@ -35,6 +35,7 @@ FEATURES = (
     "shellgate.lsp.agent",  # the embedded agent: start/cancel commands, progress, events
     "shellgate.lsp.broker",  # outside agents' hooks: the broker endpoint, shellgate/approvals
     "shellgate.lsp.policy_view",  # the Policy view: shellgate/policy, pushed on every change
+    "shellgate.lsp.history_view",  # the History view: the record, pushed as it grows
 )
 
 # Editor approvals and running commands through the chain: optional, since they need the

@@ -1,5 +1,6 @@
-"""The questions people answered, from the record: the editor's "Show Approvals" lists them
-next to the desk's live questions, so its history survives a restart of the editor."""
+"""The record read back for the editor: the questions people answered ("Show Approvals" lists
+them next to the desk's live questions, so its history survives a restart of the editor), and
+every decision, whoever made it (the History view)."""
 
 from __future__ import annotations
 
@@ -37,4 +38,31 @@ def answered(before: float, limit: int, folder: str | None = None) -> list[dict[
             "amendmentWritten": e.get("amendment"), "askedAt": when,
             "answeredAt": when + int(e.get("duration_ms") or 0) / 1000, "recorded": True,
         })  # fmt: skip
+    return out[-limit:] if limit > 0 else []
+
+
+def decisions(limit: int, folder: str | None = None) -> list[dict[str, Any]]:
+    """The last `limit` decisions of the record, newest last, as the editor's History view
+    takes them: who, the command, the decision and who answered, the deciding rule's file and
+    line, the amendment written."""
+    out: list[dict[str, Any]] = []
+    for line in verify.lines(folder):
+        data = line.entry
+        if data is None or not isinstance(data.get("entry"), dict):
+            continue
+        e = data["entry"]
+        rule = e.get("rule") if isinstance(e.get("rule"), dict) else None
+        where = None
+        if rule and rule.get("file"):
+            where = {"path": str(rule["file"]), "line": int(rule.get("line") or 1),
+                     "pattern": rule.get("pattern")}  # fmt: skip
+        out.append({
+            "id": f"record-{line.seq}", "at": float(e.get("time") or 0),
+            "agent": str(e.get("agent") or ""), "text": str(e.get("command") or ""),
+            "cwd": str(e.get("cwd") or ""), "decision": str(e.get("decision") or ""),
+            "answerer": str(e.get("answerer") or ""), "reason": e.get("reason"),
+            "verdict": e.get("verdict"), "rule": where, "amendment": e.get("amendment"),
+        })  # fmt: skip
+        if len(out) > 4 * limit:  # a long log: keep what can still be shown
+            del out[: len(out) - limit]
     return out[-limit:] if limit > 0 else []
