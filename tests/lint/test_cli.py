@@ -94,7 +94,8 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "latin1.rules").write_bytes(b'prefix_rule(pattern = ["caf\xe9"])\n')
     run = lint("latin1.rules", cwd=tmp_path)
     assert run.returncode == 1
-    assert "latin1.rules:1:1: error[not-utf8] stream did not contain valid UTF-8" in run.stdout
+    # at the byte itself (`\xe9` is the 28th character), not at the line's start
+    assert "latin1.rules:1:28: error[not-utf8] stream did not contain valid UTF-8" in run.stdout
     run = lint("nope.rules", cwd=tmp_path)
     assert run.returncode == 2
     assert "nope.rules: no such file or directory" in run.stderr

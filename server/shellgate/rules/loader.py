@@ -88,11 +88,12 @@ def read_rules_file(path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
+        start = data.rfind(b"\n", 0, err.start) + 1  # the bytes before it on its line decode
         raise RulesError(
             "stream did not contain valid UTF-8",
             path=path,
             line=line,
-            column=1,
+            column=len(data[start : err.start].decode("utf-8")) + 1,
             code="not-utf8",
             kind="read",
         ) from None
