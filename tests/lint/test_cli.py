@@ -31,6 +31,18 @@ def test_clean_file_exits_zero(tmp_path: Path) -> None:
     assert run.stdout == ""
 
 
+def test_text_mode_always_ends_with_a_summary(tmp_path: Path) -> None:
+    # A file with no finding (one of 100 000 rules was 12 s of silence): the count says lint ran.
+    (tmp_path / "good.rules").write_text(GOOD)
+    (tmp_path / "warn.rules").write_text(WARN)
+    run = lint("good.rules", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "1 file(s), 0 error(s), 0 other\n")
+    run = lint("good.rules", "warn.rules", cwd=tmp_path)
+    assert run.stderr == "2 file(s), 0 error(s), 1 other\n"
+    for fmt in ("json", "sarif"):  # their documents are the whole output: no line after them
+        assert lint("--format", fmt, "good.rules", cwd=tmp_path).stderr == ""
+
+
 def test_warnings_alone_exit_zero(tmp_path: Path) -> None:
     (tmp_path / "warn.rules").write_text(WARN)
     run = lint("warn.rules", cwd=tmp_path)
@@ -94,7 +106,8 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "latin1.rules").write_bytes(b'prefix_rule(pattern = ["caf\xe9"])\n')
     run = lint("latin1.rules", cwd=tmp_path)
     assert run.returncode == 1
-    assert "latin1.rules:1:1: error[not-utf8] stream did not contain valid UTF-8" in run.stdout
+    # at the byte itself (`\xe9` is the 28th character), not at the line's start
+    assert "latin1.rules:1:28: error[not-utf8] stream did not contain valid UTF-8" in run.stdout
     run = lint("nope.rules", cwd=tmp_path)
     assert run.returncode == 2
     assert "nope.rules: no such file or directory" in run.stderr

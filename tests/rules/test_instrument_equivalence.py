@@ -3,15 +3,18 @@ plain evaluation means: same rules, same errors, for generated programs of many 
 
 from __future__ import annotations
 
+import ast
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shellgate.rules import interpreter
+from shellgate.rules import instrument, interpreter, syntax
 from shellgate.rules.builtins import Collector
 from shellgate.rules.errors import RulesError
 from shellgate.rules.loader import parse_text
 
 WORD = st.sampled_from(['"git"', '"ls"', "'a b'", '"x"', "name", '("p")'])
+BUILTINS = {"prefix_rule", "host_executable", "network_rule"}
 DECISION = st.sampled_from(['"allow"', '"prompt"', '"forbidden"', '"deny"'])
 SEP = st.sampled_from([", ", ",", ",\n    ", " ,  # note\n  ", ", # c\n"])
 
@@ -45,7 +48,7 @@ def program(draw: st.DrawFn) -> str:
         elif shape == 2:
             lines.append(f'def f(name):\n    {_indent(c)}\nf("z")')
         elif shape == 3:
-            lines.append(f"xs = [{c} for name in ([\"q\"]) if name]")
+            lines.append(f'xs = [{c} for name in (["q"]) if name]')
         else:
             lines.append(f'name = f"v{{name}}"\n{c}')
     return "\n".join(lines) + "\n"
@@ -88,3 +91,52 @@ def test_instrumented_evaluation_means_the_same(text: str) -> None:
         assert isinstance(parsed.error, RulesError)
         assert parsed.error.code != "syntax-error"  # instrumentation never breaks the syntax
         assert parsed.error.line >= 1
+
+
+@st.composite
+def flat_program(draw: st.DrawFn) -> str:
+    """Top-level calls only, as large generated policies are: evaluated without the rewrite
+    (`instrument.in_source_order`), each call's site counted as it is made. With a statement
+    that calls something else (`len`) or rebinds a builtin, the rewrite is used after all."""
+    lines = ['name = "tool"']
+    for _ in range(draw(st.integers(1, 6))):
+        shape = draw(st.integers(0, 9))
+        if shape == 0:
+            lines.append('host_executable(name="git", paths=["/usr/bin/git"])')
+        elif shape == 1:
+            lines.append(draw(st.sampled_from(['len(["a"])', "x = len([])", "n = name + 1"])))
+        elif shape == 2:
+            lines.append('prefix_rule(pattern=["ls"], match=["ls -l"], not_match=["git"])')
+        else:
+            lines.append(draw(call()))
+    return "\n".join(lines) + "\n"
+
+
+def _parsed(text: str) -> tuple[object, ...]:
+    parsed = parse_text(text, "p.rules")
+    err = parsed.error
+    return (
+        [(r.first, r.rest, r.decision, r.justification, r.span) for r in parsed.rules],
+        parsed.calls,
+        parsed.host_executables,
+        None if err is None else (err.message, err.code, err.line, err.column, err.end_column),
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(flat_program())
+def test_calls_in_source_order_mean_what_the_rewrite_means(text: str) -> None:
+    # A `def` at the end sends the same calls down the rewrite (`needs_instrumenting`).
+    rewritten = _parsed(text + "def _unused():\n    pass\n")
+    assert _parsed(text) == rewritten
+
+
+def test_a_file_of_calls_is_evaluated_without_the_rewrite() -> None:
+    flat = 'x = ["a"]\nprefix_rule(pattern=x + ["b"])\nhost_executable(name="ls", paths=[])\n'
+    tree = ast.parse(flat)
+    assert instrument.in_source_order(tree, syntax.nodes(tree), BUILTINS)
+    for other in ('len([])\nprefix_rule(pattern=["a"])\n', 'prefix_rule = len\nprefix_rule("x")\n',
+                  'prefix_rule(pattern=[str(1)])\n', 'y = prefix_rule(pattern=["a"])\n',
+                  'prefix_rule(pattern=["a"], decision={"k": 1}["k"])\n'):  # fmt: skip
+        tree = ast.parse(other)
+        assert not instrument.in_source_order(tree, syntax.nodes(tree), BUILTINS), other

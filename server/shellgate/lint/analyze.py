@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
@@ -101,7 +102,16 @@ def analyze(
             code="internal-error",
         )
         parsed = ParsedFile(path, (), (), {}, (), err)
-    return _analysis(text, path, parsed, memo)
+    # Python's cyclic collector is paused, as the loader pauses it: the checks of a large file
+    # make hundreds of thousands of objects, and each collection walked the parsed file's again
+    # (70 % of the analysis of 40 000 rules), while nothing here forms cycles worth collecting.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _analysis(text, path, parsed, memo)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def analyze_file(path: str) -> FileAnalysis:

@@ -83,7 +83,8 @@ def has_word(text: str, pattern: re.Pattern[str]) -> bool:
 
 
 def check_text(text: str, path: str) -> None:
-    """starlark-rust rejects what starlark-go accepts: a BOM, tabs in code; and bound the
+    """starlark-rust rejects what starlark-go accepts: a BOM, tabs in code; and a NUL in code
+    is named as Codex names it, not as the sentinel `nul` swaps in for it; and bound the
     nesting depth (Codex's parser overflows its stack; Python's stops at 200 levels)."""
     if _may_nest_too_deep(text):
         _too_deep(text, path)
@@ -102,6 +103,15 @@ def check_text(text: str, path: str) -> None:
                 column=lone.start() - (text.rfind("\n", 0, lone.start()) + 1) + 1,
                 code="syntax-error",
             )
+    nul = literals.first_in_code(text, "\0") if "\0" in text else None
+    if nul is not None:  # Codex names the NUL itself (starlark-go would see the sentinel)
+        raise RulesError(
+            "Parse error: invalid input `\0`",
+            path=path,
+            line=text.count("\n", 0, nul) + 1,
+            column=nul - (text.rfind("\n", 0, nul) + 1) + 1,
+            code="syntax-error",
+        )
     tab = literals.first_code_tab(text)
     if tab is not None:
         line = text.count("\n", 0, tab) + 1

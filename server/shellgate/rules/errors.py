@@ -38,6 +38,8 @@ class RulesError(Exception):
         self.kind: ErrorKind = kind
 
     def __str__(self) -> str:
+        if not self.line:  # the whole file (unreadable, a folder): no place in it to name
+            return f"{self.path}: {self.message}"
         return f"{self.path}:{self.line}:{self.column}: {self.message}"
 
     def __reduce__(self) -> tuple[object, ...]:

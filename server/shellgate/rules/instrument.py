@@ -225,6 +225,39 @@ def rewrite(text: str, all_nodes: list[ast.AST], lines: Lines) -> Rewritten:
     return _apply(text, lines, edits + replaced, sites)
 
 
+# What a file of plain calls is made of: literals, names, assignments and `+` (what a rewrite
+# would leave alone but for its call sites).
+_FLAT = frozenset({ast.Module, ast.Expr, ast.Call, ast.Name, ast.Load, ast.Store,
+                   ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.keyword, ast.Assign,
+                   ast.BinOp, ast.Add})  # fmt: skip
+
+
+def in_source_order(tree: ast.Module, all_nodes: list[ast.AST], builtins: set[str]) -> bool:
+    """Whether evaluating the file calls a builtin once per top-level statement that is a call,
+    in source order, and calls nothing else: then the K-th builtin call made is the K-th call
+    of the file, and `rewrite` would only mark sites (a large generated policy is such a file;
+    marking its every call cost a quarter of the editor's evaluation)."""
+    calls = 0
+    for node in all_nodes:
+        kind = type(node)
+        if kind not in _FLAT:
+            return False
+        if kind is ast.Call:
+            calls += 1
+        elif isinstance(node, ast.Name) and node.id in builtins and isinstance(node.ctx, ast.Store):
+            return False  # a builtin's name bound to something else
+    statements = 0
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            call = statement.value
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                return False
+            if call.func.id not in builtins:
+                return False
+            statements += 1
+    return calls == statements
+
+
 def _bound_names(all_nodes: list[ast.AST]) -> set[str]:
     """Names the file assigns, defines or takes as parameters."""
     names: set[str] = set()

@@ -39,6 +39,9 @@ class Run:
         self.raised_site = -1
         self.sentinel: str | None = None
         self.depth = 0
+        # The file's builtin calls are made in source order, unmarked: the next is this site.
+        self.in_order = False
+        self.next_site = 0
 
     def tick(self) -> bool:
         self.steps += 1
@@ -83,6 +86,9 @@ class Run:
             return plain
 
         def builtin(*args: object, **kwargs: object) -> None:
+            if self.in_order:  # as `mark` would have been called for it
+                self.mark(self.next_site)
+                self.next_site += 1
             site, self.site = self.site, -1
             self.collector.span = (
                 self.site_spans[site] if 0 <= site < len(self.site_spans) else None

@@ -169,18 +169,22 @@ def _field_literal(text: str, start: int, outer: str, edits: _Edits) -> int:
 def first_code_tab(text: str) -> int | None:
     """Where the first tab Codex refuses is: one outside literals and comments, on a line that
     holds code (a blank or comment-only line may hold tabs)."""
-    if "\t" not in text:
-        return None
+    return first_in_code(text, "\t", blank_lines=True) if "\t" in text else None
+
+
+def first_in_code(text: str, char: str, *, blank_lines: bool = False) -> int | None:
+    """Where `char` first is outside literals and comments (with `blank_lines`, one on a line
+    that holds no code does not count)."""
     scratch = _Edits(text)
     i, n = 0, len(text)
     while i <= n:
         m = _START.search(text, i)
         end = m.start() if m else n
-        tab = text.find("\t", i, end)
-        while tab >= 0:
-            if not _on_blank_line(text, tab):
-                return tab
-            tab = text.find("\t", tab + 1, end)
+        at = text.find(char, i, end)
+        while at >= 0:
+            if not (blank_lines and _on_blank_line(text, at)):
+                return at
+            at = text.find(char, at + 1, end)
         if m is None:
             return None
         if m.group() == "#":

@@ -88,11 +88,12 @@ def read_rules_file(path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
+        start = data.rfind(b"\n", 0, err.start) + 1  # the bytes before it on its line decode
         raise RulesError(
             "stream did not contain valid UTF-8",
             path=path,
             line=line,
-            column=1,
+            column=len(data[start : err.start].decode("utf-8")) + 1,
             code="not-utf8",
             kind="read",
         ) from None
@@ -181,8 +182,10 @@ def _evaluate_normalized(
     site_spans: list[SourceSpan | None] = []
     site_lparens: list[tuple[int, int]] = []
     source = text
+    in_order = False  # sites counted as calls are made (see `instrument.in_source_order`)
     refused_percent = "%" in text and dialect.MAY_USE_REFUSED_PERCENT.search(text) is not None
-    if spans or dialect.needs_instrumenting(text):
+    needs_instrumenting = dialect.needs_instrumenting(text)
+    if spans or needs_instrumenting:
         tree, reason = syntax.parse_module_or_reason(text)
         if tree is None:
             # A Starlark syntax error is reported as Codex would.
@@ -195,18 +198,28 @@ def _evaluate_normalized(
                 code="too-complex",
             )
         all_nodes = syntax.nodes(tree)
-        dialect.check_print(all_nodes, lines, path)
-        dialect.check_no_while(all_nodes, lines, path)
+        if dialect.mentions_print(text):
+            dialect.check_print(all_nodes, lines, path)
+        if needs_instrumenting:  # else no `while` in the text
+            dialect.check_no_while(all_nodes, lines, path)
         if refused_percent:
             dialect.check_percent_mapping(all_nodes, lines, path)
         if not text.isascii():
             dialect.check_identifiers(all_nodes, lines, path)
         calls = syntax.collect_calls(all_nodes, lines, path)
-        by_lparen = {c.lparen: c for c in calls}
-        rewritten = instrument.rewrite(text, all_nodes, lines)
-        source, columns = rewritten.text, rewritten.columns
-        site_lparens = rewritten.sites
-        site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in rewritten.sites]
+        if not needs_instrumenting and instrument.in_source_order(
+            tree, all_nodes, set(collector.functions())
+        ):
+            # Calls made in source order: the K-th builtin call is calls[K], no rewrite.
+            in_order = True
+            site_lparens = [c.lparen for c in calls]
+            site_spans = [c.span for c in calls]
+        else:
+            by_lparen = {c.lparen: c for c in calls}
+            rewritten = instrument.rewrite(text, all_nodes, lines)
+            source, columns = rewritten.text, rewritten.columns
+            site_lparens = rewritten.sites
+            site_spans = [by_lparen[lp].span if lp in by_lparen else None for lp in site_lparens]
     elif dialect.mentions_print(text) or not text.isascii() or refused_percent:
         tree = syntax.parse_module(text)
         if tree is not None:
@@ -217,6 +230,7 @@ def _evaluate_normalized(
             if not text.isascii():
                 dialect.check_identifiers(all_nodes, lines, path)
     run = interpreter.Run(collector, site_spans)
+    run.in_order = in_order
     run.sentinel = sentinel
     first_pending = len(collector.pending)
     try:

@@ -48,6 +48,7 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
+        self.ascii = text.isascii()  # then byte columns are character columns
 
     def col(self, line: int, byte_col: int) -> int:
         """0-based character column of a 0-based UTF-8 byte column on a 1-based line."""
@@ -61,12 +62,11 @@ class Lines:
     def span(self, path: str, node: ast.AST) -> SourceSpan:
         line = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
+        start, end = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", None) or 0
+        if self.ascii:
+            return SourceSpan(path, line, start + 1, end_line, end + 1)
         return SourceSpan(
-            path,
-            line,
-            self.col(line, getattr(node, "col_offset", 0)) + 1,
-            end_line,
-            self.col(end_line, getattr(node, "end_col_offset", None) or 0) + 1,
+            path, line, self.col(line, start) + 1, end_line, self.col(end_line, end) + 1
         )
 
     def char_at(self, line: int, col0: int) -> str:
@@ -75,16 +75,27 @@ class Lines:
         return "\n" if 1 <= line <= len(self.lines) else ""
 
 
+# Fields that never hold a node (a name, a flag, a constant's value): not looked into.
+_SCALAR_FIELDS = frozenset({"id", "arg", "attr", "kind", "conversion", "is_async", "level",
+                            "module", "type_comment", "name"})  # fmt: skip
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+
+
 def nodes(tree: ast.AST) -> list[ast.AST]:
     """Every node under `tree` (including it), in no particular order: one pass, shared by
     every consumer (it is several times faster than repeated `ast.walk`s)."""
     out: list[ast.AST] = []
     stack: list[ast.AST] = [tree]
     AST = ast.AST
+    fields_of = _NODE_FIELDS
     while stack:
         node = stack.pop()
         out.append(node)
-        for name in node._fields:
+        fields = fields_of.get(type(node))
+        if fields is None:
+            fields = tuple(f for f in node._fields if f not in _SCALAR_FIELDS)
+            fields_of[type(node)] = fields
+        for name in fields:
             value = getattr(node, name, None)
             if isinstance(value, list):
                 stack.extend(v for v in value if isinstance(v, AST))
