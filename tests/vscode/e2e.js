@@ -295,8 +295,10 @@ function writeUserSettings(change) {
       hook.stderr.on('data', (d) => { hook.errors = (hook.errors || '') + d; });
       hook.stdin.end(JSON.stringify(event));
       await asking('touch from-view.txt').waitFor({ state: 'visible', timeout: 30000 });
+      const asked = Date.now();
       const row = waiting.locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
       await row.waitFor({ timeout: 20000 });
+      const waitingMs = Date.now() - asked;
       const badge = (await page.locator(sel.activityBadge('ShellGate')).first().innerText()).trim();
       if (badge !== '1') throw new Error(`badge: ${badge}`);
       const described = (await row.innerText()).replace(/\s+/g, ' ');
@@ -318,8 +320,25 @@ function writeUserSettings(change) {
       await file.waitFor({ timeout: 15000 });
       const fileText = (await file.innerText()).replace(/\s+/g, ' ');
       if (!/2 rules/.test(fileText)) throw new Error(`policy row: ${fileText}`);
-      await page.screenshot({ path: path.join(SHOTS, 'views.png') });
-      return `${historyRow} | ${fileText}`;
+      // Each view as a person sees it at 1280x800 (docs/images).
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await file.click(); // expand: its rules by program
+      await page.screenshot({ path: path.join(SHOTS, 'views-1280x800.png') });
+      await page.setViewportSize({ width: 1400, height: 900 });
+      // A rules file saved with an error turns red in Policy (Codex refuses it), and back.
+      const rulesFile = path.join(WS, '.codex', 'rules', 'project.rules');
+      const good = fs.readFileSync(rulesFile, 'utf8');
+      const saved = Date.now();
+      fs.writeFileSync(rulesFile, `${good}prefix_rule(pattern = [], decision = "allow")\n`);
+      const refused = policy.locator(sel.treeRow, { hasText: 'project.rules' }).filter({ hasText: 'refused' }).first();
+      await refused.waitFor({ timeout: 15000 });
+      const policyMs = Date.now() - saved;
+      const red = await refused.locator('.codicon-error').count();
+      if (!red) throw new Error(`not marked as an error: ${(await refused.innerText()).replace(/\s+/g, ' ')}`);
+      await page.screenshot({ path: path.join(SHOTS, 'views-policy-refused.png') });
+      fs.writeFileSync(rulesFile, good);
+      await policy.locator(sel.treeRow, { hasText: 'project.rules' }).filter({ hasText: '2 rules' }).first().waitFor({ timeout: 15000 });
+      return `Waiting row ${waitingMs} ms after the question showed; Policy red ${policyMs} ms after the save | ${historyRow} | ${fileText}`;
     });
 
     await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {
@@ -583,6 +602,16 @@ function writeUserSettings(change) {
       await page.locator(sel.chatResponse, { hasText: 'vscode-agent-finished' }).first().waitFor({ timeout: 30000 });
       await page.screenshot({ path: path.join(SHOTS, 'vscode-agent-chat.png') });
       return told.slice(0, 200);
+    });
+
+    await check('History survives a reload of the window (read from the decision record)', async () => {
+      await command(page, 'Developer: Reload Window');
+      await page.waitForSelector(sel.explorerRow, { timeout: 60000 }).catch(() => {});
+      await page.locator(sel.statusItem, { hasText: 'workspace-write' }).first().waitFor({ timeout: 60000 });
+      await command(page, 'ShellGate: Focus on History View');
+      const row = page.locator(sel.viewPane('History')).locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
+      await row.waitFor({ timeout: 30000 });
+      return (await row.innerText()).replace(/\s+/g, ' ');
     });
 
     // Last: the server goes. Its discovery file and socket go with it, and VS Code, which does

@@ -29,8 +29,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // only the warning that VS Code's agent loads no hook here, until the workspace is trusted.
   const guard = new AgentGuard(undefined);
   guard.render();
-  context.subscriptions.push(guard, vscode.workspace.onDidGrantWorkspaceTrust(() => {
+  // The views show, and say why they are empty: nothing that reads this workspace runs here.
+  const views = new Views();
+  views.untrusted();
+  context.subscriptions.push(guard, views, vscode.workspace.onDidGrantWorkspaceTrust(() => {
     guard.dispose();
+    views.dispose();
     void activateTrusted(context);
   }));
 }

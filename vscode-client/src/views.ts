@@ -67,6 +67,20 @@ export class Views implements vscode.Disposable {
       vscode.window.createTreeView('shellgate.agents', { treeDataProvider: this.agents }));
   }
 
+  /** An untrusted workspace: ShellGate runs nothing here (its server is Python that could come
+   * from the workspace), so each view says so and offers to manage trust. */
+  untrusted(): void {
+    const node = (id: string, what: string): Node => ({
+      id, label: `Trust this workspace to see ${what}`, icon: 'workspace-untrusted',
+      tooltip: 'ShellGate starts its language server only in a trusted workspace.',
+      command: { command: 'workbench.trust.manage', title: 'Manage Workspace Trust' },
+    });
+    this.waiting.set([node('untrusted:waiting', 'the questions agents ask')]);
+    this.history.set([node('untrusted:history', 'past decisions')]);
+    this.policy.set([node('untrusted:policy', 'the rules that govern it')]);
+    this.agents.set([node('untrusted:agents', 'which agents are governed')]);
+  }
+
   // ---- Waiting: every question the dialog shows, answerable here too --------------------
 
   /** The dialog asks: list the question until it is answered or withdrawn. */
