@@ -609,9 +609,13 @@ function writeUserSettings(change) {
       await page.waitForSelector(sel.explorerRow, { timeout: 60000 }).catch(() => {});
       await page.locator(sel.statusItem, { hasText: 'workspace-write' }).first().waitFor({ timeout: 60000 });
       await command(page, 'ShellGate: Focus on History View');
-      const row = page.locator(sel.viewPane('History')).locator(sel.treeRow, { hasText: 'touch from-view.txt' }).first();
+      // a decision made before the reload, by VS Code's agent through the hook (the newest rows
+      // are drawn; the tree draws only the rows on screen)
+      const row = page.locator(sel.viewPane('History')).locator(sel.treeRow, { hasText: 'touch declined-in-vscode.txt' }).first();
       await row.waitFor({ timeout: 30000 });
-      return (await row.innerText()).replace(/\s+/g, ' ');
+      const text = (await row.innerText()).replace(/\s+/g, ' ');
+      if (!/denied by person/.test(text)) throw new Error(`history row: ${text}`);
+      return text;
     });
 
     // Last: the server goes. Its discovery file and socket go with it, and VS Code, which does
