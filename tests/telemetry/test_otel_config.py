@@ -72,8 +72,11 @@ def _imports(tmp_path: Path, config: str | None) -> str:
         file.write_text(config)  # (rewritten, it would be parsed again: a new mtime)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CODEX_HOME": str(home),
            "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(tmp_path)}  # fmt: skip
+    # as `hook install` writes it (with the sandbox, `git status` is allowed: no question, so
+    # no reviewer configuration is read either)
     done = subprocess.run([sys.executable, "-X", "importtime", "-I", "-m", "shellgate", "hook",
-                           "claude-code"], input=json.dumps({**_EVENT, "cwd": str(tmp_path)}),
+                           "claude-code", "--sandbox", "workspace-write"],
+                          input=json.dumps({**_EVENT, "cwd": str(tmp_path)}),
                           env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0 and "permissionDecision" in done.stdout, done.stderr[-2000:]
     return done.stderr

@@ -204,7 +204,8 @@ def ways_of(name: str) -> str | None:
         parts.append("the command it is given" + (f" after `{' '.join(after)}`" if after else ""))
     if found.operands is not None:
         parts.append(f"its operands ({found.operands.language or found.operands.hand.value})")
-    language = next((w.language for ways in found.options.values() for w in ways), "")
+    language = next((w.language for ways in found.options.values() for w in ways if w.language),
+                    "")  # fmt: skip
     if language == "awk":
         parts.append('its program (`system()`, `print | "CMD"`, `"CMD" | getline`)')
     elif language == "sed":
