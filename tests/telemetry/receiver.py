@@ -2,13 +2,15 @@
 with opentelemetry-proto, which the proto exporter brings): keeps every POST, answers 200, or
 500 / slowly when told to. `rows()` flattens what arrived: one row per log record, metric data
 point and span (with its events), each with its resource and attributes typed as OTLP typed
-them ("string", "int", "bool", "double")."""
+them ("string", "int", "bool", "double"). With `tls` (an ssl.SSLContext, or gRPC's server
+credentials) they answer over TLS only."""
 
 from __future__ import annotations
 
 import base64
 import gzip
 import json
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +18,7 @@ from typing import Any
 
 
 class Receiver:
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, tls: ssl.SSLContext | None = None) -> None:
         self.posts: list[dict[str, Any]] = []
         self.arrived: list[float] = []  # when each accepted POST was answered (time.time())
         self.status = 200
@@ -26,6 +28,7 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = 10  # a client that stops mid-handshake holds only its own thread
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -52,11 +55,17 @@ class Receiver:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:  # the handshake in the connection's thread, not at accept
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True,
+                                                do_handshake_on_connect=False)  # fmt: skip
+            self.httpd.handle_error = lambda *_: None  # type: ignore[method-assign]
+            self.scheme = "https"
         self.port = self.httpd.server_address[1]
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def url(self, signal: str) -> str:
-        return f"http://127.0.0.1:{self.port}/v1/{signal}"
+        return f"{self.scheme}://127.0.0.1:{self.port}/v1/{signal}"
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -72,7 +81,7 @@ class GrpcReceiver:
     """The same over OTLP/gRPC (grpcio and opentelemetry-proto's service stubs): each Export
     is kept as a protobuf post of its signal."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: Any = None) -> None:
         from concurrent import futures
 
         import grpc
@@ -109,7 +118,10 @@ class GrpcReceiver:
             servicer = type(service, (getattr(stubs, f"{service}Servicer"),),
                             {"Export": keeper(signal, answer)})  # fmt: skip
             getattr(stubs, f"add_{service}Servicer_to_server")(servicer(), self.server)
-        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        if tls is None:
+            self.port = self.server.add_insecure_port("127.0.0.1:0")
+        else:
+            self.port = self.server.add_secure_port("127.0.0.1:0", tls)
         self.server.start()
 
     def rows(self) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shellgate.codexconfig.otel import Exporter, OtelConfig, OtelError, parse
+from shellgate.codexconfig.otel import Exporter, OtelConfig, OtelError, Tls, from_json, parse
 from shellgate.record.sink import otel_config
 
 HTTP = '{ otlp-http = { endpoint = "http://c:4318/v1/logs", protocol = "json" } }'
@@ -38,11 +38,41 @@ def test_each_signal_on_its_own_and_the_user_over_the_admin() -> None:
     ('trace_exporter = { otlp-http = { endpoint = "x", protocol = "xml" } }',
      "protocol must be json or binary, not 'xml'"),
     ("environment = 3", "otel.environment must be a str"),
+    ('exporter = { otlp-http = { endpoint = "x", tls = "ca.pem" } }',
+     "/u/config.toml: otel.exporter.otlp-http.tls must be a table"),
+    ('exporter = { otlp-grpc = { endpoint = "x", tls = { ca-certificate = 1 } } }',
+     "/u/config.toml: otel.exporter.otlp-grpc.tls.ca-certificate must be a path (a string)"),
+    ('trace_exporter = { otlp-http = { endpoint = "x", tls = { client-certificate = "c" } } }',
+     "otel.trace_exporter.otlp-http.tls: client-certificate and client-private-key must both"),
 ])  # fmt: skip
 def test_a_value_codex_would_refuse_is_named(text: str, message: str) -> None:
     with pytest.raises(OtelError, match=None) as err:
         parse([("/u/config.toml", f"[otel]\n{text}\n".encode())])
     assert message in str(err.value)
+
+
+def test_tls_paths_as_codex_resolves_them(tmp_path: Path) -> None:
+    """Each key optional; `~/` is the home folder, a relative path is the config file's
+    folder's (Codex's AbsolutePathBuf); unknown keys ignored (serde's default); the kept
+    copy carries them."""
+    admin = (b'[otel]\nexporter = { otlp-http = { endpoint = "https://c/v1/logs", tls = { '
+             b'ca-certificate = "pki/../ca.pem", client-certificate = "~/me.pem", '
+             b'client-private-key = "/keys/me.pem", ca_certificate = "typo" } } }\n'
+             b'trace_exporter = { otlp-grpc = { endpoint = "https://c:4317", tls = { '
+             b'ca-certificate = "ca.pem" } } }\n')  # fmt: skip
+    user = b'[otel]\nmetrics_exporter = { otlp-grpc = { endpoint = "https://c:4317", tls = {} } }\n'
+    got = parse([("/etc/codex/config.toml", admin), ("/u/codex/config.toml", user)])
+    assert got is not None and got.logs is not None and got.traces is not None
+    assert got.logs.tls == Tls("/etc/codex/ca.pem", os.path.expanduser("~/me.pem"), "/keys/me.pem")
+    assert got.traces.tls == Tls("/etc/codex/ca.pem")
+    assert got.metrics == Exporter("otlp-grpc", "https://c:4317", "binary", (), Tls())
+    assert from_json(json.loads(json.dumps(got.to_json()))) == got
+    plain = parse([("/u/config.toml", f"[otel]\nexporter = {HTTP}\n".encode())])
+    assert plain is not None and plain.logs is not None and plain.logs.tls is None
+    old = plain.to_json()
+    del old["logs"]["tls"]  # a copy kept before tls: not read as "no tls", parsed afresh
+    with pytest.raises(KeyError):
+        from_json(old)
 
 
 def test_the_kept_copy_follows_the_files(tmp_path: Path) -> None:

@@ -9,15 +9,19 @@
 
 Each signal is configured on its own (`exporter` is the logs'); an exporter is `"none"`,
 `"statsig"` (Codex's own analytics: ShellGate sends nothing there), `{ otlp-http = { endpoint,
-protocol = "json" | "binary", headers } }` or `{ otlp-grpc = { endpoint, headers } }`. The user's
-file wins key by key over the admin's (`/etc/codex/config.toml` applies where the user's is
-silent), as Codex reads the two tiers. The endpoint is the full URL: nothing is appended.
+protocol = "json" | "binary", headers, tls } }` or `{ otlp-grpc = { endpoint, headers, tls } }`.
+The user's file wins key by key over the admin's (`/etc/codex/config.toml` applies where the
+user's is silent), as Codex reads the two tiers. The endpoint is the full URL: nothing is
+appended. `tls = { ca-certificate, client-certificate, client-private-key }` are PEM files, each
+optional; as Codex's AbsolutePathBuf, a leading `~/` is the home folder and a relative path is
+taken from the folder of the config file that says it (kept here absolute).
 
 Records, not dataclasses: the hook reads a kept copy of this on its start-up path.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 from shellgate.records import TYPE_CHECKING, Record
@@ -34,11 +38,23 @@ class OtelError(ValueError):
     """An `[otel]` section Codex would refuse; the message names the file and the key."""
 
 
+TLS_KEYS = ("ca-certificate", "client-certificate", "client-private-key")
+
+
+class Tls(Record):
+    """Absolute paths of PEM files; None where the key is not given."""
+
+    ca_certificate: str | None = None  # replaces the system's roots
+    client_certificate: str | None = None  # with client_private_key: mTLS
+    client_private_key: str | None = None
+
+
 class Exporter(Record):
     kind: str  # otlp-http | otlp-grpc
     endpoint: str
     protocol: str = "binary"  # otlp-http only: json | binary
     headers: tuple[tuple[str, str], ...] = ()
+    tls: Tls | None = None
 
 
 class OtelConfig(Record):
@@ -57,7 +73,8 @@ class OtelConfig(Record):
             if x is None:
                 return None
             return {"kind": x.kind, "endpoint": x.endpoint, "protocol": x.protocol,
-                    "headers": list(x.headers)}
+                    "headers": list(x.headers),
+                    "tls": None if x.tls is None else list(x.tls)}  # fmt: skip
 
         return {"environment": self.environment, "log_user_prompt": self.log_user_prompt,
                 "logs": one(self.logs), "traces": one(self.traces),
@@ -70,8 +87,11 @@ def from_json(data: Mapping[str, Any]) -> OtelConfig:
     def one(x: Any) -> Exporter | None:
         if x is None:
             return None
+        tls = x["tls"]  # a copy kept before tls existed: KeyError, parsed afresh
         return Exporter(str(x["kind"]), str(x["endpoint"]), str(x["protocol"]),
-                        tuple((str(k), str(v)) for k, v in x["headers"]))  # fmt: skip
+                        tuple((str(k), str(v)) for k, v in x["headers"]),
+                        None if tls is None else Tls(*(None if p is None else str(p)
+                                                       for p in tls)))  # fmt: skip
 
     return OtelConfig(str(data["environment"]), bool(data["log_user_prompt"]),
                       one(data["logs"]), one(data["traces"]), one(data["metrics"]))  # fmt: skip
@@ -137,5 +157,29 @@ def _exporter(value: Any, path: str, key: str) -> Exporter | None:
     headers = body.get("headers", {})
     if not isinstance(headers, dict):
         raise OtelError(f"{where}.{kind}.headers must be a table of strings")
+    tls = _tls(body["tls"], path, f"{where}.{kind}.tls") if "tls" in body else None
     return Exporter(kind, endpoint, str(protocol),
-                    tuple((str(k), str(v)) for k, v in headers.items()))  # fmt: skip
+                    tuple((str(k), str(v)) for k, v in headers.items()), tls)  # fmt: skip
+
+
+def _tls(value: Any, path: str, where: str) -> Tls:
+    """Codex's OtelTlsConfig: each key optional, other keys ignored (serde's default)."""
+    if not isinstance(value, dict):
+        raise OtelError(f"{where} must be a table {{ {', '.join(TLS_KEYS)} }}, not {value!r}")
+    paths: list[str | None] = []
+    for key in TLS_KEYS:
+        given = value.get(key)
+        if given is None:
+            paths.append(None)
+            continue
+        if not isinstance(given, str):
+            raise OtelError(f"{where}.{key} must be a path (a string), not {given!r}")
+        if given == "~" or given.startswith("~/"):
+            given = os.path.expanduser("~") + given[1:]
+        base = os.path.dirname(os.path.abspath(path))
+        paths.append(os.path.normpath(os.path.join(base, given)))
+    tls = Tls(*paths)
+    if (tls.client_certificate is None) != (tls.client_private_key is None):
+        raise OtelError(f"{where}: client-certificate and client-private-key must both be "
+                        "given for mTLS")  # fmt: skip
+    return tls

@@ -41,13 +41,13 @@ def drain_now(env: Mapping[str, str] | None = None, linger: float = 0.0) -> Repo
         return Report(0, len(spool.pending(folder)), spool.dropped(folder),
                       "no [otel] exporter is configured now")  # fmt: skip
     # deferred: the OpenTelemetry SDK and exporters (~150 ms), only to send
-    from shellgate.record.otlp import ExporterMissing, quiet, sender
+    from shellgate.record.otlp import CannotExport, quiet, sender
 
     quiet()
 
     try:
         send = sender(config, env, lambda: spool.dropped(folder))
-    except ExporterMissing as exc:
+    except CannotExport as exc:
         return Report(0, len(spool.pending(folder)), spool.dropped(folder), str(exc))
     done = spool.drain(folder, send, linger)
     return Report(done.sent, len(spool.pending(folder)), spool.dropped(folder), done.failed,

@@ -7,6 +7,10 @@ opentelemetry-exporter-otlp-proto-grpc is installed. Imported only by the proces
 Each signal is exported on its own, as Codex configures them: logs (`codex_events.logs`),
 metrics (delta counters, `codex_events.metrics`), traces (the trace-safe span). The exporter's
 own result says whether the collector took the batch; anything else keeps it spooled.
+
+`tls` (Codex's `ca-certificate`, `client-certificate`, `client-private-key`): the files are
+read when the sender is built; HTTP passes their paths to the exporter (the CA replaces the
+system's roots, as in Codex), gRPC builds `grpc.ssl_channel_credentials` from their bytes.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
-from shellgate.codexconfig.otel import Exporter, OtelConfig
+from shellgate.codexconfig.otel import Exporter, OtelConfig, Tls
 from shellgate.record import codex_events
 from shellgate.record.entry import entry_from_json
 
@@ -48,12 +52,31 @@ def quiet() -> None:
     logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
 
 
-class ExporterMissing(RuntimeError):
+class CannotExport(RuntimeError):
+    """The `[otel]` exporter cannot be built now: the spool keeps what waits, the drain says why."""
+
+
+class ExporterMissing(CannotExport):
     """The `[otel]` exporter needs a package that is not installed."""
+
+
+def _read(path: str | None, key: str) -> bytes | None:
+    """A `tls` file's bytes, read when the sender is built (as Codex reads them)."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise CannotExport(f"tls.{key} {path}: {exc.strerror or exc}") from None
 
 
 def _exporter(signal: str, x: Exporter) -> Any:
     headers = dict(x.headers)
+    tls = x.tls or Tls()
+    ca = _read(tls.ca_certificate, "ca-certificate")
+    cert = _read(tls.client_certificate, "client-certificate")
+    key = _read(tls.client_private_key, "client-private-key")
     if x.kind == "otlp-grpc":
         try:
             # deferred: the gRPC exporters, only for otlp-grpc (an extra: grpcio)
@@ -67,8 +90,14 @@ def _exporter(signal: str, x: Exporter) -> Any:
         grpc_kinds: dict[str, Any] = {"logs": glogs.OTLPLogExporter,
                                       "metrics": gmetrics.OTLPMetricExporter,
                                       "traces": gtraces.OTLPSpanExporter}  # fmt: skip
+        credentials = None
+        if x.tls is not None:  # used over https:// only (http:// is plain, as tonic does)
+            import grpc  # deferred: grpcio, with the gRPC exporters above
+
+            credentials = grpc.ssl_channel_credentials(root_certificates=ca, private_key=key,
+                                                       certificate_chain=cert)  # fmt: skip
         return grpc_kinds[signal](endpoint=x.endpoint, headers=headers or None,
-                                  timeout=_timeout())  # fmt: skip
+                                  timeout=_timeout(), credentials=credentials)  # fmt: skip
     if x.protocol == "json":
         # deferred: the JSON exporters, only for protocol = "json"
         from opentelemetry.exporter.otlp.json.http import _log_exporter as jlogs
@@ -89,10 +118,32 @@ def _exporter(signal: str, x: Exporter) -> Any:
                                        "metrics": pmetrics.OTLPMetricExporter,
                                        "traces": ptraces.OTLPSpanExporter}  # fmt: skip
         kind = proto_kinds[signal]
-    extra: dict[str, Any] = {}
+    if cert is not None and not x.endpoint.lower().startswith("https://"):
+        # Codex's client with an identity is https-only: the certificate never goes in clear
+        raise CannotExport(f"{x.endpoint}: a client certificate is sent over https:// only")
+    extra: dict[str, Any] = {"certificate_file": tls.ca_certificate,
+                             "client_certificate_file": tls.client_certificate,
+                             "client_key_file": tls.client_private_key}  # fmt: skip
+    if x.protocol == "binary" and tls.ca_certificate is not None:
+        extra["session"] = _pinned_session(tls.ca_certificate)
     if signal == "metrics":
         extra["preferred_temporality"] = {Counter: AggregationTemporality.DELTA}
     return kind(endpoint=x.endpoint, headers=headers or None, timeout=_timeout(), **extra)
+
+
+def _pinned_session(ca: str) -> Any:
+    """A requests session that trusts `ca` only. requests lets REQUESTS_CA_BUNDLE or
+    CURL_CA_BUNDLE (often set machine-wide) override a session's own `verify`
+    (psf/requests#3829): the config's CA would be ignored. Proxies from the environment stay."""
+    import requests  # deferred: with the protobuf exporter, which brings it
+
+    class Pinned(requests.Session):
+        def merge_environment_settings(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            settings: dict[str, Any] = super().merge_environment_settings(*args, **kwargs)
+            settings["verify"] = ca
+            return settings
+
+    return Pinned()
 
 
 Send = Callable[[Sequence[dict[str, Any]]], str | None]
