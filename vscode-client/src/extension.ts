@@ -63,19 +63,28 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     (client) => client.onNotification('shellgate/historyChanged', () => { void views.refreshHistory(client); }),
   ]);
   server = srv;
+  let agentsRefresh: (() => Promise<void>) | undefined;
+  const refreshAgentsLater = async (): Promise<void> => { await agentsRefresh?.(); };
   context.subscriptions.push(log, runOut, agent.out, status, views, rendered, srv.onDidChangeClient((c) => {
     status.setRunning(Boolean(c));
     void status.refresh(c);
     void views.refreshPolicy(c);
     void views.refreshHistory(c);
+    void refreshAgentsLater();
   }));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, traces));
   registerMcpServers(context, log);
   const guard = new AgentGuard(context);
   context.subscriptions.push(guard);
   const refreshAgents = async (): Promise<void> => {
-    try { views.setAgents(await hookStatus(context)); } catch (e) { views.setAgents(undefined, errorText(e)); }
+    let reviewer: string | null = null; // Codex's auto-reviewer, when it answers (the server knows)
+    try {
+      const st = (await srv.current?.sendRequest('shellgate/status', {})) as { autoReview?: { model: string } | null } | undefined;
+      reviewer = st?.autoReview?.model ?? null;
+    } catch { /* no server yet: said once it starts */ }
+    try { views.setAgents(await hookStatus(context), undefined, reviewer); } catch (e) { views.setAgents(undefined, errorText(e)); }
   };
+  agentsRefresh = refreshAgents;
   void guard.refresh().then(refreshAgents);
 
   const need = async (): Promise<LanguageClient | undefined> => {

@@ -5,6 +5,8 @@
 export interface AgentHook {
   id: string;
   name: string;
+  /** The agent's own program on this machine (null: not found; an older CLI: absent). */
+  program?: string | null;
   installed: boolean;
   file: string | null;
   command: string | null;

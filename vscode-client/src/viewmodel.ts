@@ -171,6 +171,7 @@ export interface PolicyFolder {
   root: string; rules: number; loads: boolean;
   trust: { root: string; status: string; codexLoads: boolean; message: string } | null;
   requirements: { approvalPolicy: string | null; sandbox: string | null; warnings: string[] } | null;
+  denyRead?: string[]; // the admin's deny_read: masked in every sandbox
   layers: { layer: string; title: string; files: PolicyFile[] }[];
 }
 
@@ -196,6 +197,13 @@ export function policyNodes(folders: PolicyFolder[]): Node[] {
         description: [r.approvalPolicy, r.sandbox].filter(Boolean).join(', '),
         tooltip: r.warnings.map((w) => clean(w)).join('\n'),
         children: r.warnings.map((w, i) => ({ id: `clamp:${f.root}:${i}`, label: clean(w, 300), icon: 'info' })),
+      });
+    }
+    if (f.denyRead?.length) {
+      children.push({
+        id: `denyread:${f.root}`, label: 'Reads denied by the admin', icon: 'eye-closed',
+        description: `${f.denyRead.length}`, tooltip: 'requirements.toml [permissions.filesystem] deny_read: masked in every sandbox',
+        children: f.denyRead.map((p, i) => ({ id: `denyread:${f.root}:${i}`, label: clean(p, 300), icon: 'lock' })),
       });
     }
     for (const layer of f.layers) {
@@ -251,14 +259,18 @@ function open(path: string, line: number, column = 1): Node['command'] {
 export function agentNodes(agents: AgentHook[], reviewer?: string | null): Node[] {
   return agents.map((a) => {
     const governed = a.installed && !a.problem;
-    const state = !a.installed ? 'not governed: no ShellGate hook'
+    const hook = !a.installed ? 'not governed: no ShellGate hook'
       : a.problem ? `hook broken: ${clean(a.problem, 120)}` : 'governed by ShellGate';
+    const state = a.program === null ? `${hook} · not installed here` : hook;
     return {
       id: `agent:${a.id}`, label: clean(a.name), description: state,
-      tooltip: a.installed ? `hook in ${clean(a.file ?? '?')}\n${clean(a.command ?? '')}` : `installing writes ${a.writes.join(', ')}`,
+      tooltip: [a.installed ? `hook in ${clean(a.file ?? '?')}\n${clean(a.command ?? '')}` : `installing writes ${a.writes.join(', ')}`,
+        a.program ? `${clean(a.name)}: ${clean(a.program)}` : a.program === null ? `${clean(a.name)} is not installed on this machine` : '']
+        .filter(Boolean).join('\n'),
       icon: governed ? 'pass' : 'warning', color: governed ? 'testing.iconPassed' : 'charts.yellow',
       context: governed ? 'agent.governed' : 'agent.ungoverned',
-      children: reviewer ? [{ id: `agent:${a.id}:reviewer`, label: `reviewer: ${clean(reviewer)}`, icon: 'eye' }] : undefined,
+      // Codex's auto-reviewer answers this agent's questions (for Codex itself, Codex does)
+      children: reviewer && governed ? [{ id: `agent:${a.id}:reviewer`, label: `auto-review: ${clean(reviewer)}`, icon: 'eye' }] : undefined,
     };
   });
 }

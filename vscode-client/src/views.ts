@@ -161,8 +161,8 @@ export class Views implements vscode.Disposable {
     }
   }
 
-  setAgents(agents: AgentHook[] | undefined, problem?: string): void {
-    this.agents.set(agents ? agentNodes(agents) : [{ id: 'agents:error', label: problem ?? 'unknown', icon: 'error' }]);
+  setAgents(agents: AgentHook[] | undefined, problem?: string, reviewer?: string | null): void {
+    this.agents.set(agents ? agentNodes(agents, reviewer) : [{ id: 'agents:error', label: problem ?? 'unknown', icon: 'error' }]);
   }
 
   dispose(): void {

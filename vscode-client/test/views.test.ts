@@ -77,6 +77,9 @@ test('Policy: folder, trust with its action, layers, files with counts, refused 
   const [root] = policyNodes([folder]);
   assert.deepEqual([root.label, root.description, root.icon], ['proj', 'Codex refuses these rules', 'error']);
   const [trust, user, project] = root.children ?? [];
+  const withDenied = policyNodes([{ ...folder, denyRead: ['/etc/secrets', '/home/*/.ssh'] }])[0].children ?? [];
+  assert.deepEqual(withDenied[1].children?.map((n) => n.label), ['/etc/secrets', '/home/*/.ssh']);
+  assert.equal(withDenied[1].label, 'Reads denied by the admin');
   assert.deepEqual([trust.label, trust.context], ['Not trusted by Codex', 'trust.untrusted']);
   const file = user.children?.[0];
   assert.deepEqual([file?.label, file?.description], ['default.rules', '3 rules']);
@@ -92,10 +95,12 @@ test('Agents: governed or not, and why', () => {
   const hook = (id: string, installed: boolean, problem: string | null = null): AgentHook => ({
     id, name: id, installed, problem, file: installed ? `/h/${id}` : null, command: null, install: ['hook', 'install', id], writes: [`/h/${id}`],
   });
-  const nodes = agentNodes([hook('codex', true), hook('gemini', false), hook('claude-code', true, 'python gone')]);
+  const nodes = agentNodes([hook('codex', true), { ...hook('gemini', false), program: null }, hook('claude-code', true, 'python gone')], 'gpt-5-mini');
   assert.deepEqual(nodes.map((n) => [n.description, n.context]), [
-    ['governed by ShellGate', 'agent.governed'], ['not governed: no ShellGate hook', 'agent.ungoverned'],
+    ['governed by ShellGate', 'agent.governed'], ['not governed: no ShellGate hook · not installed here', 'agent.ungoverned'],
     ['hook broken: python gone', 'agent.ungoverned']]);
+  assert.equal(nodes[0].children?.[0].label, 'auto-review: gpt-5-mini'); // the reviewer answers a governed agent
+  assert.equal(nodes[1].children, undefined);
 });
 
 test('a rule\'s file link becomes a link that opens the file at its line, and nothing else changes', () => {

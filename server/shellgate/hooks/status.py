@@ -18,7 +18,7 @@ from typing import Any
 
 from shellgate.codexconfig.layers import default_codex_home
 from shellgate.config_edit import ConfigError
-from shellgate.hooks import install
+from shellgate.hooks import agent_cli, install
 from shellgate.hooks.copilot_install import hook_file, installed_command
 
 PROG = "shellgate hook status"
@@ -63,6 +63,9 @@ def _missing_parts(command: str) -> str | None:
     return None
 
 
+_CLI = {"copilot-cli": "copilot", "vscode-agent": "vscode"}  # status ids -> agent_cli's
+
+
 def agent_status(agent_id: str, env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
     """One agent: installed (where, which command), a problem, and what `hook install` writes."""
     name, target = next((n, t) for i, n, t in AGENTS if i == agent_id)
@@ -94,9 +97,12 @@ def agent_status(agent_id: str, env: Mapping[str, str], cwd: Path) -> dict[str, 
         problem = str(exc)
     if found is not None and problem is None:
         problem = _missing_parts(found[1])
+    program = agent_cli.find(_CLI.get(agent_id, agent_id), env, cwd)
     return {
         "id": agent_id,
         "name": name,
+        # the agent itself, where a user's install put it (None: not found on this machine)
+        "program": str(program) if program is not None else None,
         "installed": found is not None,
         "file": str(found[0]) if found else None,
         "command": found[1] if found else None,

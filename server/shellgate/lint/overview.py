@@ -37,6 +37,7 @@ def folder_overview(
     *,
     trust: Mapping[str, object] | None,
     requirements: Mapping[str, object] | None,
+    deny_read: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The Policy view's entry for the folder `root` (see the module)."""
     layers: dict[str, list[dict[str, Any]]] = {}
@@ -55,6 +56,7 @@ def folder_overview(
         "loads": refused == 0,
         "trust": dict(trust) if trust is not None else None,
         "requirements": dict(requirements) if requirements is not None else None,
+        "denyRead": list(deny_read),  # the admin's reads masked in every sandbox
         "layers": [
             {"layer": name, "title": _TITLES.get(name, name), "files": layers[name]}
             for name in ordered

@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from shellgate.codexconfig.layers import default_codex_home
 from shellgate.codexconfig.trusting import trust_folder
+from shellgate.exec.deny_read import managed_deny_read
 from shellgate.lint.overview import folder_overview
 from shellgate.lint.workspace import discover_layer_files
 from shellgate.lsp.status import requirements_clamp
 from shellgate.lsp.tracing import codex_trust_notes
+from shellgate.rules.errors import RulesError
 
 if TYPE_CHECKING:
     from shellgate.lsp.server import ShellGateServer
@@ -39,6 +41,10 @@ def overview(ls: ShellGateServer) -> dict[str, Any]:
     session = ls.session
     settings = session.settings
     clamp = requirements_clamp(settings)
+    try:
+        denied = managed_deny_read()
+    except RulesError:  # a requirements.toml Codex refuses: the clamp above says so
+        denied = ()
     folders = []
     for root in session.roots or [Path.cwd()]:
         files = discover_layer_files(
@@ -49,7 +55,7 @@ def overview(ls: ShellGateServer) -> dict[str, Any]:
         notes = codex_trust_notes(settings, [root])
         folders.append(folder_overview(
             str(root), files, session.disk_analysis,
-            trust=notes[0] if notes else None, requirements=clamp,
+            trust=notes[0] if notes else None, requirements=clamp, deny_read=denied,
         ))  # fmt: skip
     return {"folders": folders}
 
