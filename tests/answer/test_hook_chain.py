@@ -81,7 +81,7 @@ def _policy(tmp_path: Path, case: dict[str, Any], s: Setup) -> Policy:
     return policy
 
 
-def play(
+def play_calls(
     tmp_path: Path, case: dict[str, Any], outside: Path | None = None
 ) -> tuple[list[ExecResult], AutomaticApprover, Setup]:
     s = _setup(tmp_path, case)
@@ -107,6 +107,12 @@ def play(
     return results, person, s
 
 
+def play(tmp_path: Path, case: dict[str, Any]) -> tuple[ExecResult, AutomaticApprover, Setup]:
+    """One call (the live comparisons use it)."""
+    results, person, s = play_calls(tmp_path, case)
+    return results[0], person, s
+
+
 def outcome(result: ExecResult, person: AutomaticApprover) -> str:
     if result.status is Status.FORBIDDEN:
         return "blocked" if result.answered_by is AnsweredBy.HOOK else "forbidden"
@@ -118,7 +124,7 @@ def outcome(result: ExecResult, person: AutomaticApprover) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_scenario_as_codex_runs_it(tmp_path: Path, outside: Path, case: dict[str, Any]) -> None:
-    results, person, s = play(tmp_path, case, outside)
+    results, person, s = play_calls(tmp_path, case, outside)
     result = results[0]
     # a deliberate difference (or a known, open one) asserts ShellGate's own answer alone
     want = case.get("shellgate") or case["codex"]
@@ -204,8 +210,7 @@ def test_stdin_is_codex_s(tmp_path: Path) -> None:
     case = {"hooks": [["PreToolUse", "Bash", "h", None], ["PermissionRequest", "Bash", "h", None],
                       ["PostToolUse", "Bash", "h", None]],
             "command": "echo out; echo err >&2", "person": "approved", "policy": "untrusted"}
-    results, _, s = play(tmp_path, case)
-    result = results[0]
+    result, _, s = play(tmp_path, case)
     assert result.status is Status.COMPLETED
     by_event = {c["stdin"]["hook_event_name"]: c for c in s.calls()}
     pre, ask, post = by_event["PreToolUse"], by_event["PermissionRequest"], by_event["PostToolUse"]
