@@ -5,7 +5,8 @@ Codex's config.toml (and the admin's requirements.toml) read by `review_config`,
 orchestrator with the rules given, the reviewer on the recipe's stand-in on 127.0.0.1 with the
 scenario's script, a person who would approve. Compared with what Codex did: who answered each
 call, whether it ran, how many requests the reviewer got (tries), and the text the model reads.
-Rows with `not_run` are counted, not played (the reason is in the row).
+Rows with `known` are disagreements still open: ShellGate's own answer is asserted, and the
+reason names what Codex does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from shellgate.approval.context import (
     SandboxMode,
     SandboxPermissions,
 )
-from shellgate.approval.question import AutomaticApprover
+from shellgate.approval.question import ApprovalRequest, AutomaticApprover, RequestKind
 from shellgate.approval.review import ReviewDecision
 from shellgate.codexconfig.requirements import load_requirements
 from shellgate.codexconfig.trust import ConfigError
@@ -42,7 +43,8 @@ from shellgate.rules.policy import Policy
 CASES: list[dict[str, Any]] = json.loads(
     Path(__file__).with_name("reviewer_cases.json").read_text())
 SPEC_SCENARIOS = 47  # auto-review.md: "47 scenarios on both versions (identical)"
-PLAYED = [c for c in CASES if "not_run" not in c]
+PLAYED = [c for c in CASES if "known" not in c]
+KNOWN = [c for c in CASES if "known" in c]
 
 
 def _approval(config: dict[str, Any], approve_for_me: bool) -> ApprovalPolicy:
@@ -141,13 +143,34 @@ def test_review_scenario_as_codex(tmp_path: Path, case: dict[str, Any]) -> None:
         assert want["warning_has"] in (got["warning"] or "")
 
 
+@pytest.mark.parametrize("case", KNOWN, ids=[c["id"] for c in KNOWN])
+def test_known_open_patch_reviews(tmp_path: Path, case: dict[str, Any]) -> None:
+    """Codex reviews apply_patch (spec §3); ShellGate's reviewer leaves a patch to the person."""
+    assert case["known"].startswith("open:")
+    patch = case["calls"][0]["patch"]
+    question = ApprovalRequest("q", RequestKind.PATCH, ("apply_patch", patch), str(tmp_path),
+                               "edits outside the writable roots", ())  # fmt: skip
+    config = tomllib.loads(case["config"])
+    approval = _approval(config, False)
+    found = review_config((), None)
+    with standin(tmp_path / "standin", case["review"]) as s:
+        provider = Provider("stand-in", s.base_url, "responses", None)
+        reviewer = reviewer_for(replace(found, reviewer="auto_review", provider=provider),
+                                approval, env={})  # fmt: skip
+        assert reviewer is not None
+        answered = asyncio.run(reviewer.answer(question))
+        sent = s.requests()
+    assert (answered is not None) is case["shellgate"]["reviewer_answers"]
+    assert len(sent) == case["shellgate"]["tries"]
+
+
 def test_every_spec_scenario_is_a_row(capsys: pytest.CaptureFixture[str]) -> None:
     ids = [c["id"] for c in CASES]
     assert len(ids) == len(set(ids)) == SPEC_SCENARIOS
     assert all(c.get("source") for c in CASES)
     different = [c for c in PLAYED if "shellgate" in c]
-    count = {"specs": len(ids), "run": len(PLAYED),
+    count = {"specs": len(ids), "run": len(ids),
              "agreeing": len(PLAYED) - len(different), "deliberately different": len(different),
-             "not run": len(ids) - len(PLAYED)}  # fmt: skip
+             "known, open": len(KNOWN)}  # fmt: skip
     with capsys.disabled():
         print("\nauto-review.md scenarios: " + ", ".join(f"{k} {v}" for k, v in count.items()))
