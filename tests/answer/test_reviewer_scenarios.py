@@ -137,6 +137,14 @@ def test_review_scenario_as_codex(tmp_path: Path, case: dict[str, Any]) -> None:
         assert want["policy_has"] in first["input"][0]["content"][0]["text"]
     if "policy_lacks" in want:
         assert want["policy_lacks"] not in first["input"][0]["content"][0]["text"]
+    if "action" in want:  # the planned action JSON, pretty-printed, sorted keys (spec §4)
+        parts = [c.get("text", "") for c in first["input"][3]["content"]]
+        filled = json.loads(json.dumps(want["action"]).replace("{WS}", str(got["ws"])))
+        assert parts[-2] == json.dumps(filled, indent=2, sort_keys=True) + "\n"
+        if "retry_reason" in want:
+            assert "Retry reason:\n" + want["retry_reason"] + "\n" in "".join(parts)
+        else:
+            assert "Retry reason:" not in "".join(parts)
     if "reasoning_effort" in want:
         assert first["reasoning"].get("effort") == want["reasoning_effort"]
     if "warning_has" in want:
