@@ -167,8 +167,11 @@ class AnswerStage:
         self, request: ApprovalRequest, timeout: float | None, *, person_only: str | None = None
     ) -> Answered:
         """The first answerer with an answer, else the person (within `timeout`; unanswered is
-        a no). `person_only`: why only a person may answer (a hook failed)."""
+        a no). `person_only`: why only a person may answer (a hook failed); an admin's
+        `prompt-user` rule among the matched rules is answered by a person only too."""
         why = person_only
+        if why is None and any(m.person_only for m in request.matched_rules):
+            why = PROMPT_USER
         if why is None:
             for answerer in self.answerers:
                 found = await answerer.answer(request)
@@ -189,6 +192,11 @@ class AnswerStage:
 
     async def request_approval(self, request: ApprovalRequest) -> Answer:
         return (await self.ask(request, None)).answer
+
+
+# Why a question skips Codex's hooks and the reviewer (spec managed-tier: prompt-user).
+PROMPT_USER = ("the admin's `prompt-user` rule (requirements.toml) is answered by a person only: "
+               "no Codex hook and no reviewer may approve it")  # fmt: skip
 
 
 def _noted(request: ApprovalRequest, why: str) -> ApprovalRequest:

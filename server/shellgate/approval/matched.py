@@ -19,6 +19,7 @@ class MatchedRule(Record):
     justification: str | None = None
     heuristic: bool = False
     layer: str | None = None  # the rule's tier: system, user, project, cli, requirements
+    person_only: bool = False  # the admin's prompt-user: only a person may answer
 
     @property
     def managed_prompt(self) -> bool:
@@ -28,4 +29,4 @@ class MatchedRule(Record):
     def to_json(self) -> dict[str, Any]:
         return {"decision": self.decision, "prefix": list(self.prefix), "source": self.source,
                 "justification": self.justification, "heuristic": self.heuristic,
-                "layer": self.layer}  # fmt: skip
+                "layer": self.layer, "personOnly": self.person_only}  # fmt: skip

@@ -272,7 +272,8 @@ def matched_rules(evaluation: Evaluation) -> tuple[MatchedRule, ...]:
             span = m.rule.span
             src = f"{span.path}:{span.line}:{span.column}" if span else None
             out.append(MatchedRule(m.decision.value, tuple(m.matched_prefix), src, m.justification,
-                                   layer=m.rule.layer))  # fmt: skip
+                                   layer=m.rule.layer,
+                                   person_only=m.rule.person_only))  # fmt: skip
         elif isinstance(m, HeuristicsRuleMatch):
             out.append(MatchedRule(m.decision.value, tuple(m.command), None, None, True))
     return tuple(out)

@@ -130,6 +130,11 @@ class AgentDecision(Record):
         no "this session" and no amendment."""
         return any(m.managed_prompt for m in self.matched)
 
+    @property
+    def person_only(self) -> bool:
+        """An admin's `prompt-user` rule asks: only a person answers (no hook, no reviewer)."""
+        return any(m.person_only for m in self.matched)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "decision": self.decision,
@@ -313,6 +318,7 @@ def _matched(raw: dict[str, Any]) -> MatchedRule:
         justification=_str(raw, "justification", optional=True),
         heuristic=_bool(raw, "heuristic"),
         layer=_str(raw, "layer", optional=True),
+        person_only=_bool(raw, "personOnly") if "personOnly" in raw else False,
     )
 
 

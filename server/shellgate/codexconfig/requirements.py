@@ -149,7 +149,7 @@ class Requirements:
             for head in r.pattern[0]:
                 out.append(
                     PrefixRule(head, rest, r.rule_decision, r.justification, span, LAYER,
-                               r.canonical_matching)
+                               r.canonical_matching, r.decision == "prompt-user")
                 )
         return out
 

@@ -195,6 +195,11 @@ def _resolve(
                 confine=confine,
             )
         decision = decision._replace(decision="prompt", reason=unconfined)
+    if asked is None and decision.person_only:  # the admin's prompt-user: a person only
+        # deferred: as in resolve
+        from shellgate.approval.answerers import PROMPT_USER
+
+        asked = PROMPT_USER
     if asked is None and admin is not None:  # the admin's PermissionRequest hooks answer
         # deferred: as in resolve
         from shellgate.answer.for_agents import permission

@@ -24,6 +24,9 @@ class PrefixRule:
     layer: str | None = None
     # Accepted by Codex 0.169.0 with no visible effect; kept for its Debug text (spec A.9).
     canonical_matching: bool = False
+    # The admin's `prompt-user` (requirements.toml): weighed as prompt, answered by a person
+    # only (no Codex hook, no reviewer)
+    person_only: bool = False
 
     def __len__(self) -> int:
         return 1 + len(self.rest)
