@@ -209,9 +209,14 @@ async function activateTrusted(context: vscode.ExtensionContext): Promise<void> 
     statusTimer = setTimeout(() => { void status.refresh(srv.current); }, 400);
   };
   const rulesWatcher = vscode.workspace.createFileSystemWatcher('**/*.rules');
+  // The Policy view asks at once (the server's push follows its own file events, later); the
+  // server re-reads a file whose mtime or size changed, so the answer is the file as saved.
+  const refreshPolicy = (): void => { void views.refreshPolicy(srv.current); };
   context.subscriptions.push(
     rulesWatcher, rulesWatcher.onDidChange(refreshStatus), rulesWatcher.onDidCreate(refreshStatus),
-    rulesWatcher.onDidDelete(refreshStatus),
+    rulesWatcher.onDidDelete(refreshStatus), rulesWatcher.onDidChange(refreshPolicy),
+    rulesWatcher.onDidCreate(refreshPolicy), rulesWatcher.onDidDelete(refreshPolicy),
+    vscode.workspace.onDidSaveTextDocument((d) => { if (d.languageId === LANGUAGE_ID) refreshPolicy(); }),
     vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.languageId === LANGUAGE_ID) refreshStatus(); }),
     vscode.workspace.onDidOpenTextDocument((d) => { if (d.languageId === LANGUAGE_ID) refreshStatus(); }),
     vscode.workspace.onDidCloseTextDocument((d) => { if (d.languageId === LANGUAGE_ID) refreshStatus(); }),
