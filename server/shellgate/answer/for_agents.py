@@ -83,10 +83,17 @@ def review(
     found = configured_review(cwd, codex_home(env), approve_for_me=approve_for_me)
     policy = ApprovalPolicy.parse(approval_policy) if approval_policy else ON_REQUEST
     limit = (deadline_s or HOST_DEADLINE_S) - MARGIN_S
-    entries = from_agent_file(transcript_path)
-    reviewer = reviewer_for(found, policy, transcript=lambda: entries, env=env)
+    read: list[Any] = []  # the agent's transcript, read only when a reviewer will use it
+
+    def transcript() -> Any:
+        if not read:
+            read.append(from_agent_file(transcript_path))
+        return read[0]
+
+    reviewer = reviewer_for(found, policy, transcript=transcript, env=env)
     if reviewer is None:
         return None
+    entries = transcript()
     reviewer.timeout_ms = max(1000, min(reviewer.timeout_ms, int(limit * 1000)))
     kept = _state_path(agent, session_id, cwd, env)
     users = sum(e.kind == "user" for e in entries)
