@@ -150,3 +150,10 @@ def test_git_global_options() -> None:
     assert canonical_words(["git", "push"]) is None
     assert canonical_words(["git", "-C", "."]) is None
     assert canonical_words(["ls", "-C", "x"]) is None
+
+
+def test_a_coproc_in_a_command_substitution_also_runs_coproc_named() -> None:
+    """bash 5.2 re-reads `$(…; coproc CMD)` with the coproc's name written in and runs `COPROC
+    CMD` (differential seed 1819842003); both are listed."""
+    runs = [r.words for r in bash_runs("pwd $(echo a; coproc rm -rf z)")]
+    assert ("COPROC", "rm", "-rf", "z") in runs and ("rm", "-rf", "z") in runs
