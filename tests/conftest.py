@@ -29,3 +29,20 @@ if "SHELLGATE_TEST_STATE" not in os.environ:
 
     os.environ["SHELLGATE_TEST_STATE"] = os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(
         prefix="shellgate-state-")
+
+
+# The real Codex's bubblewrap sandbox puts empty read-only placeholders for the paths it protects
+# (`.git`, `.codex`, `.agents`, `.aws`) into every writable root, `/tmp` included, and leaves them
+# behind when a sandboxed command outlives its Codex. An empty `/tmp/.git` makes `/tmp` the
+# project root of every later test's temporary folder, for Codex and for ShellGate alike.
+_PLACEHOLDERS = [os.path.join("/tmp", n) for n in (".git", ".codex", ".agents", ".aws")]
+
+
+@pytest.fixture(autouse=True)
+def _no_codex_placeholders_in_tmp() -> None:
+    for path in _PLACEHOLDERS:
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                os.rmdir(path)  # only ever an empty one: anything with content is left alone
+            except OSError:
+                pass
