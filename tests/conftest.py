@@ -1,5 +1,6 @@
 """Settings shared by every test package."""
 
+import contextlib
 import os
 
 import pytest
@@ -42,7 +43,5 @@ _PLACEHOLDERS = [os.path.join("/tmp", n) for n in (".git", ".codex", ".agents", 
 def _no_codex_placeholders_in_tmp() -> None:
     for path in _PLACEHOLDERS:
         if os.path.isdir(path) and not os.path.islink(path):
-            try:
-                os.rmdir(path)  # only ever an empty one: anything with content is left alone
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # only ever an empty one: content stays
+                os.rmdir(path)
