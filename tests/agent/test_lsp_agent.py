@@ -233,3 +233,9 @@ async def test_the_reviewer_answers_instead_of_the_dialog(client: LanguageClient
     assert review["response_format"]["json_schema"]["name"] == "codex_output_schema"
     assert review["messages"][0]["content"].startswith("You are judging one planned")
     assert any("user: make reviewed.txt" in m["content"] for m in review["messages"])
+    history = await client.protocol.send_request_async("shellgate/approvals", {})
+    (entry,) = [e for e in field(history, "entries") if field(e, "state") == "reviewed"]
+    assert field(entry, "agent") == "shellgate" and field(entry, "answer") == "accept"
+    assert field(entry, "command")[-1] == "touch reviewed.txt"  # as `bash -lc` runs it
+    review = field(entry, "review")
+    assert field(review, "outcome") == "allow" and field(review, "riskLevel") == "low"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lspsession import end
+from shellgate.agent.standin import StandIn
 
 SERVER = [sys.executable, "-m", "shellgate", "serve"]
 
@@ -144,3 +146,42 @@ async def test_bad_arguments_are_a_clear_error(client: LanguageClient, tmp_path:
         await client.workspace_execute_command_async(
             T.ExecuteCommandParams("shellgate.runCommand", [{"command": []}])
         )
+
+
+@pytest.mark.asyncio
+async def test_the_reviewers_verdict_is_in_show_approvals(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """approvals_reviewer = "auto_review": Run Command's question goes to the reviewer, never
+    to a dialog, and Show Approvals lists the verdict with its risk and rationale."""
+    asked: list[Any] = []
+    client.feature("shellgate/approve")(lambda params: asked.append(params) or {"choice": "denied"})
+    home = tmp_path / "codex-home"
+    verdict = {"outcome": "deny", "risk_level": "high", "user_authorization": "low",
+               "rationale": "nobody asked for this file"}
+    with StandIn([{"text": json.dumps(verdict)}]) as standin:
+        (home / "rules").mkdir(parents=True)
+        (home / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["touch"], decision="prompt")\n')
+        (home / "config.toml").write_text(
+            'approvals_reviewer = "auto_review"\nmodel = "stand-in"\nmodel_provider = "s"\n'
+            f'[model_providers.s]\nbase_url = "{standin.url}"\nwire_api = "chat"\n')
+        project = tmp_path / "project"
+        project.mkdir()
+        await client.initialize_session(T.InitializeParams(
+            capabilities=T.ClientCapabilities(experimental={"shellgate": {"approve": True}}),
+            root_uri=project.as_uri(),
+            workspace_folders=[T.WorkspaceFolder(project.as_uri(), "project")],
+            initialization_options={"codexHome": str(home), "approvalPolicy": "on-request"}))
+        result = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            "shellgate.runCommand", [{"command": ["touch", "reviewed"], "cwd": str(project)}]))
+    assert field(result, "status") == "denied" and field(result, "answeredBy") == "reviewer"
+    assert "nobody asked for this file" in field(result, "reason")
+    assert asked == [] and not (project / "reviewed").exists()
+    history = await client.protocol.send_request_async("shellgate/approvals", {})
+    (entry,) = [e for e in field(history, "entries") if field(e, "state") == "reviewed"]
+    assert field(entry, "agent") == "editor" and field(entry, "answer") == "decline"
+    review = field(entry, "review")
+    assert field(review, "outcome") == "deny" and field(review, "riskLevel") == "high"
+    assert field(review, "rationale") == "nobody asked for this file"
+    assert field(review, "model") == "stand-in"

@@ -4,12 +4,15 @@ editor holds the folder, the client's elicitation is never used."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from mcp_helpers import RUNTIME, Elicitations, mcp_client, open_editor, text, write_rules
 from pytest_lsp import LanguageClient
+
+from shellgate.agent.standin import StandIn
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -73,3 +76,33 @@ async def test_the_approve_tool_asks_the_editor(
         assert answer["behavior"] == "deny" and "use a branch" in answer["message"]
     assert [a["agent"]["id"] for a in asked] == ["claude-code", "claude-code"]
     assert "touch x.txt" in json.dumps(asked[0]["command"])
+
+
+async def test_the_reviewers_verdicts_reach_show_approvals(
+    editor: LanguageClient, workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """approvals_reviewer = "auto_review": the MCP tool's question goes to the reviewer, not to
+    the editor's dialog, and the editor's Show Approvals lists the verdict."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(RUNTIME))
+    asked = await open_editor(editor, workspace, home, [{"choice": "denied"}])
+    verdict = {"outcome": "allow", "risk_level": "low", "user_authorization": "high",
+               "rationale": "a file in the workspace, as asked"}
+    with StandIn([{"text": json.dumps(verdict)}]) as standin:
+        (home / "config.toml").write_text(
+            'approvals_reviewer = "auto_review"\nmodel = "stand-in"\nmodel_provider = "s"\n'
+            f'[model_providers.s]\nbase_url = "{standin.url}"\nwire_api = "chat"\n')
+        async with mcp_client(workspace, home, runtime=RUNTIME,
+                              args=["--approval-policy", "on-request"]) as mcp:
+            done = await mcp.call_tool("shell", {"command": "touch reviewed.txt"})
+            assert not done.is_error, text(done)
+    assert (workspace / "reviewed.txt").exists() and asked == []
+    for _ in range(100):  # the verdict is sent on the side, never waited for
+        history = await editor.protocol.send_request_async("shellgate/approvals", {})
+        reviewed = [e for e in history.entries if e.state == "reviewed"]
+        if reviewed:
+            break
+        await asyncio.sleep(0.05)
+    (entry,) = reviewed
+    assert entry.agent == "mcp" and entry.answer == "accept"
+    assert entry.command[-1] == "touch reviewed.txt"
+    assert entry.review.outcome == "allow" and entry.review.rationale == verdict["rationale"]

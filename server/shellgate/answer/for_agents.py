@@ -106,7 +106,7 @@ def review(
                               reason, (), agent=agent, justification=justification)  # fmt: skip
     answered = asyncio.run(reviewer.answer(request))
     _save(kept, {**reviewer.snapshot(), "users": users})
-    return answered, verdict_json(reviewer)
+    return answered, reviewer.verdict_json()
 
 
 KEEP_SECONDS = 2 * 24 * 3600  # a session's reviewer conversation, unused this long, goes
@@ -157,13 +157,3 @@ def _save(path: str | None, state: dict[str, Any]) -> None:
                     os.unlink(old)
     except OSError:
         pass  # the next call starts a new conversation: nothing is lost but context
-
-
-def verdict_json(reviewer: Any) -> dict[str, str | None]:
-    """The last review as the editor's history keeps it (broker `review`)."""
-    _, verdict, _ = reviewer.verdicts[-1]
-    return {"outcome": verdict.outcome if verdict else None,
-            "riskLevel": verdict.risk_level if verdict else None,
-            "userAuthorization": verdict.user_authorization if verdict else None,
-            "rationale": verdict.rationale if verdict else None,
-            "model": reviewer.provider.model, "told": None}  # fmt: skip

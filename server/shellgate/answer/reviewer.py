@@ -137,6 +137,8 @@ class Reviewer:
     client: httpx.AsyncClient | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # the conversation so far
     verdicts: list[tuple[ApprovalRequest, Verdict | None, str]] = field(default_factory=list)
+    # told of every review as it is made (the editor's approval history lists it)
+    on_verdict: Callable[[ApprovalRequest, dict[str, str | None]], None] | None = None
     requests: int = 0  # model calls made (for the comparison with Codex's tries)
     _seen: int = 0  # transcript entries already shown
     _last_answer: str | None = None
@@ -164,6 +166,21 @@ class Reviewer:
     async def answer(self, request: ApprovalRequest) -> Answered | None:
         if request.kind is RequestKind.PATCH:
             return None
+        answered = await self._answer(request)
+        if self.on_verdict is not None:
+            self.on_verdict(request, {**self.verdict_json(), "told": answered.said})
+        return answered
+
+    def verdict_json(self) -> dict[str, str | None]:
+        """The last review as the editor's history keeps it (broker `review`)."""
+        _, verdict, _ = self.verdicts[-1]
+        return {"outcome": verdict.outcome if verdict else None,
+                "riskLevel": verdict.risk_level if verdict else None,
+                "userAuthorization": verdict.user_authorization if verdict else None,
+                "rationale": verdict.rationale if verdict else None,
+                "model": self.provider.model, "told": None}  # fmt: skip
+
+    async def _answer(self, request: ApprovalRequest) -> Answered:
         try:
             done = await asyncio.wait_for(self._review(request), self.timeout_ms / 1000)
         except TimeoutError:

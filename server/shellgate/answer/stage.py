@@ -18,7 +18,7 @@ from shellgate.answer.review_request import Entry, policy_text
 from shellgate.answer.reviewer import Reviewer, read_only_look
 from shellgate.approval.answerers import Answerer, AnswerStage, reviews
 from shellgate.approval.context import ApprovalPolicy, ApprovalPolicyKind
-from shellgate.approval.question import Approver
+from shellgate.approval.question import ApprovalRequest, Approver
 from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.requirements import Requirements, load_requirements
 from shellgate.codexconfig.resolve import resolve
@@ -43,6 +43,7 @@ def reviewer_for(
     review: ReviewConfig | None, approval: ApprovalPolicy, *,
     transcript: Callable[[], Sequence[Entry]] = lambda: (), env: Mapping[str, str] | None = None,
     session_id: str | None = None,
+    on_verdict: Callable[[ApprovalRequest, dict[str, str | None]], None] | None = None,
 ) -> Reviewer | None:  # fmt: skip
     """The session's reviewer, when auto-review is on and the policy routes questions to it
     (on-request, granular); raises ConfigError when it is on and no model is configured."""
@@ -54,7 +55,8 @@ def reviewer_for(
             "`model_provider`) in Codex's config.toml", path="config.toml", code="config-type")
     policy = policy_text(review.user_policy, review.admin_policy, review.admin_extra)
     found = Reviewer(review.provider, policy, transcript, review.timeout_ms,
-                     env=dict(os.environ if env is None else env), read_only=read_only_look)
+                     env=dict(os.environ if env is None else env), read_only=read_only_look,
+                     on_verdict=on_verdict)  # fmt: skip
     if session_id:
         found.session_id = session_id
     return found

@@ -120,6 +120,13 @@ class Desk:
         self.on_change(self)
         return entry
 
+    def reviewed_question(
+        self, question: ApprovalRequest, review: dict[str, str | None], *, agent: str,
+        session_id: str | None = None,
+    ) -> Entry:  # fmt: skip
+        """The same, for a question of the editor's own runs (Run Command, its agent)."""
+        return self.reviewed(*as_agent(question, agent, session_id), review)
+
     async def ask(
         self, request: AgentRequest, decision: AgentDecision, timeout: float
     ) -> AgentAnswer:
@@ -244,3 +251,18 @@ def _offered(request: AgentRequest, decision: AgentDecision) -> tuple[str, ...] 
     n = len(amendment)
     commands = [request.argv, *(run.words for run in runs_of(request.argv))]
     return amendment if any(tuple(c[:n]) == amendment for c in commands) else None
+
+
+def as_agent(
+    question: ApprovalRequest, agent: str, session_id: str | None
+) -> tuple[AgentRequest, AgentDecision]:
+    """A question of a run ShellGate made itself, in the broker's terms (what the history and
+    the broker's `reviewed` carry)."""
+    request = AgentRequest(agent, session_id, question.cwd, question.command,
+                           question.justification,
+                           sandbox_permissions=question.sandbox_permissions)  # fmt: skip
+    decision = AgentDecision("prompt", "needs_approval", question.reason,
+                             dict(question.explain) if question.explain else None,
+                             question.proposed_amendment, False,
+                             matched=question.matched_rules)  # fmt: skip
+    return request, decision

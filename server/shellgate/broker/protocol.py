@@ -50,6 +50,7 @@ DISPLAY_NAMES = {
     "vscode-agent": "VS Code's agent",
     "mcp": "An MCP client",
     "shellgate": "ShellGate's agent",
+    "editor": "ShellGate: Run Command",
 }
 
 

@@ -40,6 +40,7 @@ from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import Orchestrator
 from shellgate.lsp.approvals import EditorApprover
+from shellgate.lsp.broker import to_history
 from shellgate.lsp.tracing import context_for
 from shellgate.rules.errors import RulesError
 
@@ -202,8 +203,9 @@ def register(server: ShellGateServer) -> None:
         try:
             review = configured_review(cwd, Path(home), provider=Provider(
                 config.model, config.model_url, config.wire_api.value, config.api_key_env))
-            reviewer = reviewer_for(review, context.approval_policy,
-                                    transcript=lambda: from_history(session.history))
+            reviewer = reviewer_for(
+                review, context.approval_policy, transcript=lambda: from_history(session.history),
+                on_verdict=to_history(ls, "shellgate", session.thread_id))
         except RulesError as exc:
             raise JsonRpcInvalidParams(f"{START}: {exc}") from None
         return _Thread(

@@ -34,6 +34,9 @@ from shellgate.lsp.approvals import EditorApprover
 from shellgate.record.history import answered
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from shellgate.approval.question import ApprovalRequest
     from shellgate.broker.desk import Desk
     from shellgate.broker.endpoint import Endpoint
     from shellgate.broker.protocol import AgentDecision, AgentRequest
@@ -117,6 +120,17 @@ class Broker:
             self.server.protocol.notify(CLOSED, {"id": entry.id, "message": notice})
         except Exception:
             log.debug("close notification failed", exc_info=True)
+
+
+def to_history(
+    server: Any, agent: str, session_id: str | None = None
+) -> Callable[[ApprovalRequest, dict[str, str | None]], None] | None:
+    """A reviewer's `on_verdict` for the editor's own runs: Show Approvals lists each verdict
+    (None when the broker is off)."""
+    broker = getattr(server, "shellgate_broker", None)
+    if broker is None:
+        return None
+    return lambda q, v: broker.desk.reviewed_question(q, v, agent=agent, session_id=session_id)
 
 
 def register(server: ShellGateServer) -> None:

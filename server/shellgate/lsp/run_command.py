@@ -22,6 +22,7 @@ from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
 from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator
 from shellgate.lsp.approvals import EditorApprover
+from shellgate.lsp.broker import to_history
 from shellgate.lsp.tracing import context_for
 from shellgate.rules.errors import RulesError
 
@@ -106,7 +107,8 @@ def register(server: ShellGateServer) -> None:
         person = EditorApprover(ls, amendments_file=os.path.join(home, "rules", "default.rules"),
                                 timeout=approval_timeout)  # fmt: skip
         try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
-            reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy)
+            reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy,
+                                    on_verdict=to_history(ls, "editor"))  # fmt: skip
             stage = answer_stage(person, codex_home=Path(home),
                                  approval=context.approval_policy, reviewer=reviewer)  # fmt: skip
         except RulesError as err:

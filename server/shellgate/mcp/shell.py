@@ -22,7 +22,9 @@ from shellgate.agent.tool import format_ran
 from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
-from shellgate.approval.question import REJECTED_BY_USER, Approver
+from shellgate.approval.question import REJECTED_BY_USER, ApprovalRequest, Approver
+from shellgate.broker.client import reviewed as tell_editor
+from shellgate.broker.desk import as_agent
 from shellgate.codexconfig.layer_cache import load_layers_cached
 from shellgate.codexconfig.resolve import codex_layers_for, managed_context
 from shellgate.exec.denial import Outcome
@@ -95,7 +97,8 @@ class McpSession:
             if not self._reviewer_read:
                 review = configured_review(self.workspace, self.codex_home)
                 self.reviewer = reviewer_for(review, context.approval_policy,
-                                             session_id=self.session_id)  # fmt: skip
+                                             session_id=self.session_id,
+                                             on_verdict=self._tell_editor)  # fmt: skip
                 self._reviewer_read = True
             stage = answer_stage(approver, codex_home=self.codex_home,
                                  approval=context.approval_policy,
@@ -123,6 +126,13 @@ class McpSession:
                     await task
         self.probe = orchestrator.probe
         return result
+
+
+    def _tell_editor(self, question: ApprovalRequest, review: dict[str, str | None]) -> None:
+        """The editor whose workspace holds the cwd lists the reviewer's verdict (Show
+        Approvals); best effort, off the event loop, never waited for."""
+        request, decision = as_agent(question, "mcp", self.session_id)
+        asyncio.get_running_loop().run_in_executor(None, tell_editor, request, decision, review)
 
 
 async def _tick(task: asyncio.Future[Any], progress: Progress, shown: str) -> None:
