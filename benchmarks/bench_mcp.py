@@ -36,8 +36,9 @@ from shellgate.approval.context import ExecContext, SandboxMode
 from shellgate.approval.question import AutomaticApprover
 from shellgate.codexconfig.layer_cache import load_layers_cached
 from shellgate.codexconfig.resolve import codex_layers_for
-from shellgate.exec.orchestrator import ExecRequest, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import probe_sandbox
+from shellgate.exec.results import ExecRequest, Status
 
 OVERHEAD_TARGET_MS = 5.0
 START_TARGET_MS = 400.0

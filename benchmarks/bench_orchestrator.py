@@ -23,8 +23,9 @@ from collections.abc import Awaitable, Callable
 
 from shellgate.approval.context import ON_REQUEST, ExecContext, SandboxMode
 from shellgate.approval.question import AutomaticApprover
-from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import probe_sandbox
+from shellgate.exec.results import ExecRequest
 from shellgate.exec.runner import run_attempt
 from shellgate.exec.sandbox import FsAccess, NetworkAccess, build_spec
 from shellgate.exec.sandbox import default_runtime_dir as runtime_dir

@@ -34,8 +34,9 @@ from shellgate.approval.context import (
 from shellgate.approval.question import AutomaticApprover
 from shellgate.approval.review import ReviewDecision
 from shellgate.codexconfig.requirements import parse_requirements
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import probe_sandbox
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 from shellgate.rules.loader import load_policy
 from shellgate.rules.policy import Policy
 

@@ -274,7 +274,8 @@ def test_routing_as_codex_routes(tmp_path: Path, policy: str, rule: str, command
     from shellgate.approval.answerers import AnswerStage, reviews
     from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
     from shellgate.approval.question import AutomaticApprover
-    from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+    from shellgate.exec.orchestrator import Orchestrator
+    from shellgate.exec.results import ExecRequest
     from shellgate.rules.loader import load_policy
     from shellgate.rules.policy import Policy
 

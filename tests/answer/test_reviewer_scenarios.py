@@ -35,8 +35,9 @@ from shellgate.approval.question import ApprovalRequest, AutomaticApprover, Requ
 from shellgate.approval.review import ReviewDecision
 from shellgate.codexconfig.requirements import load_requirements
 from shellgate.codexconfig.trust import ConfigError
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import probe_sandbox
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 from shellgate.rules.loader import load_policy
 from shellgate.rules.policy import Policy
 

@@ -14,8 +14,9 @@ from exec_helpers import WebServer
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext
 from shellgate.approval.question import AutomaticApprover
-from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe
+from shellgate.exec.results import ExecRequest
 from shellgate.exec.sandbox import NetworkAccess
 from shellgate.lsp.approvals import approval_params
 from shellgate.lsp.run_command import result_json

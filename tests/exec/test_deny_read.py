@@ -18,8 +18,9 @@ from exec_helpers import GIT_ENV
 from etc_overlay import etc_overlay_argv
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import AutomaticApprover
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 from shellgate.exec.runner import AttemptResult, run_attempt
 from shellgate.exec.sandbox import FsAccess, build_spec
 from shellgate.rules.decision import Decision

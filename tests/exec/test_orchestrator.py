@@ -19,8 +19,9 @@ from shellgate.approval.question import (
 )
 from shellgate.approval.review import ReviewDecision
 from shellgate.exec.denial import Outcome
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe, run_probe
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 from shellgate.exec.sandbox import NetworkAccess
 from shellgate.rules.decision import Decision
 from shellgate.rules.policy import Policy

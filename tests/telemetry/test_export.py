@@ -22,8 +22,9 @@ from shapes import shape
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import ApprovalRequest, AutomaticApprover
 from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
-from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
+from shellgate.exec.results import ExecRequest
 from shellgate.record.build import from_hook
 from shellgate.record.drain import drain_now
 from shellgate.record.sink import record

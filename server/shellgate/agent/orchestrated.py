@@ -9,7 +9,8 @@ import time
 
 from shellgate.agent.runner import CommandRequest, CommandResult, OnOutput, Outcome
 from shellgate.approval.context import SandboxPermissions
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator, Status
+from shellgate.exec.orchestrator import Orchestrator
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 
 
 def login_shell() -> str:

@@ -150,7 +150,8 @@ def main(argv: list[str]) -> int:
     from shellgate.approval.context import ExecContext
 
     # deferred: the orchestrator (~40 ms) once the arguments are parsed
-    from shellgate.exec.orchestrator import ExecRequest, Orchestrator
+    from shellgate.exec.orchestrator import Orchestrator
+    from shellgate.exec.results import ExecRequest
     from shellgate.exec.sandbox import NetworkAccess
     from shellgate.exec.terminal import TerminalApprover
     from shellgate.rules.errors import RulesError
@@ -193,7 +194,7 @@ def main(argv: list[str]) -> int:
 def _report(result: object, json_events: bool) -> int:
     # deferred: as in main, once the arguments are parsed
     from shellgate.exec.denial import Outcome
-    from shellgate.exec.orchestrator import ExecResult, Status
+    from shellgate.exec.results import ExecResult, Status
 
     assert isinstance(result, ExecResult)
     timed_out = bool(result.attempts) and result.attempts[-1].outcome is Outcome.TIMED_OUT

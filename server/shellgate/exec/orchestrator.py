@@ -8,11 +8,10 @@ and the user is told why.
 
 from __future__ import annotations
 
-import enum
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -33,7 +32,6 @@ from shellgate.approval.context import (
     ApprovalPolicyKind,
     ExecContext,
     SandboxMode,
-    SandboxPermissions,
 )
 from shellgate.approval.defaults import (
     SandboxOverride,
@@ -63,8 +61,16 @@ from shellgate.codexconfig import codex_home_folder
 from shellgate.exec.denial import Outcome
 from shellgate.exec.deny_read import managed_deny_read
 from shellgate.exec.egress import Egress
+from shellgate.exec.grants import Grant, narrower_grant
 from shellgate.exec.network import HostRules
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
+from shellgate.exec.results import (
+    AttemptInfo,
+    Event,
+    ExecRequest,
+    ExecResult,
+    Status,
+)
 from shellgate.exec.runner import AttemptResult, run_attempt
 from shellgate.exec.sandbox import (
     FsAccess,
@@ -85,78 +91,6 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 3
 
 
-class Status(enum.Enum):
-    COMPLETED = "completed"  # it ran (whatever its exit code, denied by the sandbox or not)
-    FORBIDDEN = "forbidden"  # the policy refused it: never ran
-    DENIED = "denied"  # the user said no, or did not answer in time
-    ABORTED = "aborted"  # the user said stop: the caller's turn ends
-    SANDBOX_ERROR = "sandbox-error"  # the sandbox could not be set up
-
-
-@dataclass(frozen=True)
-class ExecRequest:
-    command: tuple[str, ...]
-    cwd: str
-    sandbox_permissions: SandboxPermissions = SandboxPermissions.USE_DEFAULT
-    justification: str | None = None
-    prefix_rule: tuple[str, ...] | None = None
-    timeout: float | None = None  # the command's; None = the orchestrator's default
-    env: Mapping[str, str] | None = None
-    stdin: bytes | None = None
-
-
-@dataclass(frozen=True)
-class AttemptInfo:
-    sandboxed: bool
-    outcome: Outcome
-    exit_code: int | None
-    permission: str  # "sandbox", "sandbox + writable /x", "sandbox + host h", "no sandbox"
-    duration_ms: int = 0
-
-
-@dataclass(frozen=True)
-class ExecResult:
-    status: Status
-    exit_code: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    reason: str | None = None
-    attempts: tuple[AttemptInfo, ...] = ()
-    notes: tuple[str, ...] = ()
-    answered_by: AnsweredBy = AnsweredBy.RULES  # who decided (the last question's answerer)
-    replaced_output: str | None = None  # a PostToolUse hook's text, read instead of the output
-    context: tuple[str, ...] = ()  # the hooks' additionalContext for the model's next request
-
-    @property
-    def output(self) -> str:
-        return self.stdout + self.stderr
-
-    @property
-    def for_model(self) -> str:
-        """What the model reads of the output (a PostToolUse hook may have replaced it)."""
-        return self.output if self.replaced_output is None else self.replaced_output
-
-
-Event = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class _Grant:
-    """What one attempt may do beyond the configured sandbox."""
-
-    no_sandbox: bool = False
-    extra_roots: tuple[str, ...] = ()
-    hosts: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        if self.no_sandbox:
-            return "no sandbox"
-        parts = ["sandbox"]
-        parts += [f"writable {r}" for r in self.extra_roots]
-        parts += [f"host {h}" for h in self.hosts]
-        return " + ".join(parts)
-
-
 def default_codex_home() -> str:
     return codex_home_folder()
 
@@ -171,7 +105,7 @@ class _Call:
     ctx: ExecContext  # the configured context with this call's permissions
     requirement: ExecApprovalRequirement
     probe: SandboxProbe | None  # None: no sandbox in this mode
-    first: _Grant  # what the first attempt may do
+    first: Grant  # what the first attempt may do
     key: str  # the session's approval key
     notes: list[str]
     approved: bool = False  # a person (or the session) said yes before the first attempt
@@ -333,7 +267,7 @@ class Orchestrator:
         override = sandbox_override_for_first_attempt(
             req.sandbox_permissions, requirement,
             fs_policy_has_denied_reads=self.context.fs_policy_has_denied_reads)  # fmt: skip
-        first = _Grant(no_sandbox=not sandboxed_mode or fail_closed
+        first = Grant(no_sandbox=not sandboxed_mode or fail_closed
                        or override is SandboxOverride.BYPASS_SANDBOX_FIRST_ATTEMPT)  # fmt: skip
         key = shell_approval_key(list(command), cwd, req.sandbox_permissions)
         return _Call(req, command, cwd, ctx, requirement, probe, first, key, notes)
@@ -397,10 +331,11 @@ class Orchestrator:
                     return replace(stop, attempts=tuple(attempts), notes=tuple(call.notes))
                 grant = replace(grant, hosts=(*grant.hosts, host))
                 continue
-            narrower = self._narrower_grant(grant, cls.paths, call.cwd)
+            narrower = narrower_grant(grant, cls.paths, call.cwd, self.context.sandbox,
+                                      self.writable_roots)  # fmt: skip
             if narrower is None and self.deny_read:
                 return done  # deny_read: no retry without the sandbox, as in Codex
-            retry = narrower or _Grant(no_sandbox=True)
+            retry = narrower or Grant(no_sandbox=True)
             one_shot = isinstance(call.requirement, NeedsApproval) and call.requirement.one_shot
             if not call.approved or one_shot:  # else the first yes covered it (C.6)
                 answered = await self._ask(replace(escalation_question(
@@ -453,41 +388,12 @@ class Orchestrator:
         # Codex asks about a blocked host under on-request too (a managed-network denial).
         return network and policy.kind is ApprovalPolicyKind.ON_REQUEST
 
-    def _narrower_grant(self, grant: _Grant, paths: Sequence[str], cwd: str) -> _Grant | None:
-        """An extra writable directory for a denied path outside every root, if that helps."""
-        if grant.no_sandbox or self.context.sandbox is not SandboxMode.WORKSPACE_WRITE:
-            return None
-        try:
-            spec = build_spec(
-                FsAccess.WORKSPACE_WRITE,
-                cwd,
-                extra_roots=(*self.writable_roots, *grant.extra_roots),
-            )
-        except SandboxSetupError:
-            return None
-        roots: list[str] = []
-        for raw in paths:
-            path = os.path.realpath(os.path.join(cwd, raw))
-            if any(path == p.path or path.startswith(p.path + "/") for p in spec.protected):
-                return None  # .git and friends: only "no sandbox" would help
-            if any(path.startswith(r.rstrip("/") + "/") for r in spec.writable_roots):
-                return None
-            parent = os.path.dirname(path)
-            while parent != "/" and not os.path.isdir(parent):
-                parent = os.path.dirname(parent)
-            if parent == "/":
-                return None
-            roots.append(parent)
-        if not roots:
-            return None
-        return replace(grant, extra_roots=(*grant.extra_roots, *dict.fromkeys(roots)))
-
     async def _attempt(
         self,
         command: tuple[str, ...],
         cwd: str,
         req: ExecRequest,
-        grant: _Grant,
+        grant: Grant,
         probe: SandboxProbe | None,
     ) -> AttemptResult | ExecResult:
         timeout = req.timeout if req.timeout is not None else self.command_timeout

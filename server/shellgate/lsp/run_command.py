@@ -20,7 +20,8 @@ from shellgate.answer.stage import answer_stage, configured_review, reviewer_for
 from shellgate.approval.cache import ApprovalStore
 from shellgate.codexconfig import codex_home
 from shellgate.exec.network import HostRules
-from shellgate.exec.orchestrator import ExecRequest, ExecResult, Orchestrator
+from shellgate.exec.orchestrator import Orchestrator
+from shellgate.exec.results import ExecRequest, ExecResult
 from shellgate.lsp.approvals import EditorApprover
 from shellgate.lsp.broker import to_history
 from shellgate.lsp.tracing import context_for

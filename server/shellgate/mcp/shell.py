@@ -28,13 +28,9 @@ from shellgate.broker.desk import as_agent
 from shellgate.codexconfig.layer_cache import load_layers_cached
 from shellgate.codexconfig.resolve import codex_layers_for, managed_context
 from shellgate.exec.denial import Outcome
-from shellgate.exec.orchestrator import (
-    ExecRequest,
-    ExecResult,
-    Orchestrator,
-    Status,
-)
+from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe
+from shellgate.exec.results import ExecRequest, ExecResult, Status
 from shellgate.mcp.approvers import ASKER
 from shellgate.mcp.call import ShellCall
 from shellgate.rules.errors import RulesError
