@@ -380,14 +380,19 @@ function writeUserSettings(change) {
       await command(page, 'ShellGate: Focus on Waiting View');
       const waiting = page.locator(sel.viewPane('Waiting'));
       await waiting.first().waitFor({ timeout: 15000 });
+      // When the row shows, by the page's clock at each frame: a locator's wait polls every
+      // 500 ms once it has waited a while, too coarse to time it.
+      const found = page.waitForFunction(([pane, rowSel, text]) => {
+        const rows = [...document.querySelectorAll(`${pane} ${rowSel}`)];
+        return rows.some((r) => r.textContent.includes(text)) ? Date.now() : 0;
+      }, [sel.viewPane('Waiting'), sel.treeRow, cmd], { polling: 'raf', timeout: 90000 }).then((h) => h.jsonValue());
       const turn = claudeTurn(cmd, name);
       const row = waiting.locator(sel.treeRow, { hasText: cmd }).first();
       let shown = false;
       const unasked = turn.over.then((r) => { if (!shown) throw new Error(`Claude Code ended unasked: ${JSON.stringify(r).slice(0, 600)}`); });
-      const found = row.waitFor({ timeout: 90000 }).then(() => { shown = true; });
       for (const p of [found, unasked]) p.catch(() => {}); // the loser's end is not the check's
-      await Promise.race([found, unasked]);
-      const shownAt = Date.now();
+      const shownAt = await Promise.race([found, unasked]);
+      shown = true;
       const label = (await row.locator(sel.treeLabel).innerText()).trim();
       const description = (await row.locator(sel.treeDescription).innerText()).trim();
       if (label !== `bash -lc '${cmd}'`) throw new Error(`label: ${label}`);
