@@ -16,8 +16,8 @@ const results = [];
 const PENDING = {
 };
 
-/** How many times the extension started the server, from its output channel's log file. */
-function serverStarts() {
+/** The lines of the extension's output channel's log files. */
+function shellgateLog() {
   const found = [];
   const walk = (dir) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -27,8 +27,12 @@ function serverStarts() {
     }
   };
   walk(path.join(path.dirname(WS), 'ud', 'logs'));
-  return found.map((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.includes('] starting: ')).length)
-    .reduce((a, b) => a + b, 0);
+  return found.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n'));
+}
+
+/** How many times the extension started the server. */
+function serverStarts() {
+  return shellgateLog().filter((l) => l.includes('] starting: ')).length;
 }
 
 async function waitFor(predicate, timeoutMs, what) {
@@ -96,6 +100,9 @@ function writeUserSettings(change) {
 
   async function check(name, fn) {
     if (PENDING[name]) { log(`SKIP ${name}: waits for ${PENDING[name]}`); return; }
+    // E2E_ONLY=REGEX: only the checks whose name matches (while writing one; they may rely on
+    // the state earlier checks leave).
+    if (process.env.E2E_ONLY && !new RegExp(process.env.E2E_ONLY).test(name)) return;
     try {
       const detail = await fn();
       results.push([true, name]);
@@ -339,6 +346,116 @@ function writeUserSettings(change) {
       fs.writeFileSync(rulesFile, good);
       await policy.locator(sel.treeRow, { hasText: 'project.rules' }).filter({ hasText: '2 rules' }).first().waitFor({ timeout: 15000 });
       return `Waiting row ${waitingMs} ms after the question showed; Policy red ${policyMs} ms after the save | ${historyRow} | ${fileText}`;
+    });
+
+    // The real Claude Code CLI, offline (claude-turn.py, inside `unshare -rn` with its stand-in
+    // model): its Bash call reaches this editor through the hook `shellgate hook install
+    // claude-code` wrote, and the Waiting view's inline action answers it.
+    const claudeTurn = (cmd, name) => {
+      const out = path.join(path.dirname(WS), `${name}.json`);
+      const turn = spawn('python3', [process.env.CLAUDE_TURN, out, cmd], {
+        env: { ...process.env, PYTHONPATH: process.env.HOOK_PYTHONPATH, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG },
+        stdio: ['ignore', 'ignore', 'pipe'] });
+      let errors = '';
+      turn.stderr.on('data', (d) => { errors += d; });
+      const over = new Promise((resolve, reject) => turn.on('exit', (code) => (code === 0
+        ? resolve(JSON.parse(fs.readFileSync(out, 'utf8')))
+        : reject(new Error(`claude-turn.py exited ${code}: ${errors.slice(-600)}`)))));
+      over.catch(() => {}); // awaited by the check; a check that fails first leaves it
+      return { over, errors: () => errors };
+    };
+    /** The hook's record of `cmd` (the newest): it started judging at time - duration_ms. */
+    const recorded = (cmd) => {
+      const dir = path.join(process.env.XDG_STATE_HOME, 'shellgate');
+      const entries = fs.readdirSync(dir).filter((f) => /^decisions.*\.jsonl$/.test(f))
+        .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).entry));
+      const found = entries.filter((e) => e && e.agent === 'claude-code' && e.command === cmd).pop();
+      if (!found) throw new Error(`no record of ${cmd} by claude-code in ${dir}`);
+      return found;
+    };
+    /** Claude Code's question, from the moment it is asked: the row in Waiting, its label and
+     * description, and how long after the hook started judging it showed. */
+    const claudeAsks = async (cmd, name) => {
+      // The view first: a command typed while the question shows would replace its QuickPick.
+      await command(page, 'ShellGate: Focus on Waiting View');
+      const waiting = page.locator(sel.viewPane('Waiting'));
+      await waiting.first().waitFor({ timeout: 15000 });
+      // When the row shows, by the page's clock at each frame: a locator's wait polls every
+      // 500 ms once it has waited a while, too coarse to time it.
+      const found = page.waitForFunction(([pane, rowSel, text]) => {
+        const rows = [...document.querySelectorAll(`${pane} ${rowSel}`)];
+        return rows.some((r) => r.textContent.includes(text)) ? Date.now() : 0;
+      }, [sel.viewPane('Waiting'), sel.treeRow, cmd], { polling: 'raf', timeout: 90000 }).then((h) => h.jsonValue());
+      const turn = claudeTurn(cmd, name);
+      const row = waiting.locator(sel.treeRow, { hasText: cmd }).first();
+      let shown = false;
+      const unasked = turn.over.then((r) => { if (!shown) throw new Error(`Claude Code ended unasked: ${JSON.stringify(r).slice(0, 600)}`); });
+      for (const p of [found, unasked]) p.catch(() => {}); // the loser's end is not the check's
+      const shownAt = await Promise.race([found, unasked]);
+      shown = true;
+      const label = (await row.locator(sel.treeLabel).innerText()).trim();
+      const description = (await row.locator(sel.treeDescription).innerText()).trim();
+      if (label !== `bash -lc '${cmd}'`) throw new Error(`label: ${label}`);
+      if (!/^Claude Code · \d+ s$/.test(description)) throw new Error(`description: ${description}`);
+      const badge = (await page.locator(sel.activityBadge('ShellGate')).first().innerText()).trim();
+      if (badge !== '1') throw new Error(`badge: ${badge}`);
+      await asking(cmd).waitFor({ state: 'visible', timeout: 10000 }); // the same question, in the dialog
+      return { turn, row, shownAt, said: `"${label}" · "${description}"` };
+    };
+    /** How long the question took to show in Waiting: from the hook's start (its record: time -
+     * duration_ms), through the extension's receiving it (its log line, local time, in ms). */
+    const viewMs = (cmd, shownAt) => {
+      const e = recorded(cmd);
+      const hookAt = e.time * 1000 - e.duration_ms;
+      const line = shellgateLog().filter((l) => / \[info\] approval ask-\d+ asked: /.test(l) && l.includes(cmd)).pop();
+      const extAt = line ? new Date(line.slice(0, 23).replace(' ', 'T')).getTime() : NaN;
+      return `in Waiting ${Math.round(shownAt - hookAt)} ms after the hook started (hook -> extension ` +
+        `${Math.round(extAt - hookAt)} ms, extension -> row ${Math.round(shownAt - extAt)} ms)`;
+    };
+
+    // Without the CLI: skipped here, a failure in CI (as tests/realtools.py does).
+    const claudeMissing = !process.env.CLAUDE || !fs.existsSync(process.env.CLAUDE);
+    const claudeCheck = (name, fn) => (claudeMissing && !process.env.SHELLGATE_E2E && !process.env.CI
+      ? log(`SKIP ${name}: ${process.env.CLAUDE} is missing: run scripts/install-agents.sh`)
+      : check(name, claudeMissing ? async () => { throw new Error(`${process.env.CLAUDE} is missing: run scripts/install-agents.sh`); } : fn));
+
+    await claudeCheck('the real Claude Code CLI, hooked: its question shows in Waiting; Allow Once there runs the command', async () => {
+      const cmd = 'touch claude-allowed.txt';
+      const { turn, row, shownAt, said } = await claudeAsks(cmd, 'claude-allowed');
+      await page.screenshot({ path: path.join(SHOTS, 'views-waiting-claude.png') });
+      await row.hover();
+      await row.locator('.action-label[aria-label="Allow Once"]').click();
+      await asking(cmd).waitFor({ state: 'hidden', timeout: 10000 });
+      const result = await turn.over;
+      if (result.rc !== 0) throw new Error(`claude exited ${result.rc}: ${result.stderr.slice(-400)}`);
+      if (!fs.existsSync(path.join(WS, 'claude-allowed.txt'))) throw new Error(`claude-allowed.txt is missing; the model was told ${JSON.stringify(result.told)}`);
+      if (result.told.length !== 1 || /denied|blocked/i.test(result.told[0])) throw new Error(`the model was told ${JSON.stringify(result.told)}`);
+      const e = recorded(cmd);
+      if (e.decision !== 'approved' || e.answerer !== 'person') throw new Error(`recorded ${e.decision} by ${e.answerer}`);
+      return `${said}; ${viewMs(cmd, shownAt)}; ran, recorded approved by person`;
+    });
+
+    await claudeCheck('the real Claude Code CLI, hooked: Deny… in Waiting with a reason: not run, and Claude Code reads ShellGate\'s reason', async () => {
+      const cmd = 'touch claude-denied.txt';
+      const why = 'not in this folder, use the scratch area';
+      const { turn, row, shownAt, said } = await claudeAsks(cmd, 'claude-denied');
+      await row.hover();
+      await row.locator('.action-label[aria-label="Deny…"]').click();
+      await page.locator(sel.quickInputTitle, { hasText: 'ShellGate: Deny' }).waitFor({ timeout: 10000 });
+      await answerInputBox(page, why);
+      const result = await turn.over;
+      if (result.rc !== 0) throw new Error(`claude exited ${result.rc}: ${result.stderr.slice(-400)}`);
+      if (fs.existsSync(path.join(WS, 'claude-denied.txt'))) throw new Error('claude-denied.txt exists: the denied command ran');
+      const told = result.told.join('\n');
+      if (result.told.length !== 1 || !told.includes('ShellGate') || !told.includes(why)) throw new Error(`the model was told ${JSON.stringify(result.told)}`);
+      if (!result.stdout.includes(why)) throw new Error(`Claude Code's stream-json output lacks the reason: ${result.stdout.slice(-600)}`);
+      // History follows, from the record the hook wrote: answered by a person (the record calls
+      // a no with words, the wire's "cancel", cancelled).
+      const history = page.locator(sel.viewPane('History'));
+      const answered = history.locator(sel.treeRow, { hasText: cmd }).filter({ hasText: /(denied|cancelled) by person/ }).first();
+      await answered.waitFor({ timeout: 15000 });
+      const historyRow = (await answered.innerText()).replace(/\s+/g, ' ');
+      return `${said}; ${viewMs(cmd, shownAt)}; Claude Code was told: ${told.slice(0, 160)} | History: ${historyRow}`;
     });
 
     await check('an outside agent\'s question that times out closes, says so, and the next one shows', async () => {

@@ -4,7 +4,9 @@
 # with scratch user data and a scratch HOME, and drives it with Debian's Chromium through
 # playwright-core (e2e.js). VS Code's own agent (built-in Copilot Chat) talks to a stand-in model
 # through the "Custom Endpoint" provider and asks ShellGate's hook, installed by
-# `shellgate hook install copilot` into that HOME.
+# `shellgate hook install copilot` into that HOME. The real Claude Code CLI
+# ($SHELLGATE_TOOLS/claude, scripts/install-agents.sh) asks through the hook that
+# `shellgate hook install claude-code` writes (claude-turn.py runs it offline, inside `unshare -rn`).
 # Needs `bash tests/vscode/setup.sh` first. Usage: run-e2e.sh [WORKDIR]. Exit 0 = every check
 # passed; screenshots (always the dialog and the hover, and one per failure) in WORKDIR/shots.
 set -euo pipefail
@@ -18,7 +20,7 @@ VSIX="$(ls "$ROOT"/vscode-client/shellgate-*.vsix 2>/dev/null | head -1 || true)
   || { echo "run-e2e: not set up; run: bash tests/vscode/setup.sh" >&2; exit 2; }
 t() { echo "[run-e2e $(date +%T)] $*"; }
 
-rm -rf "$WORK"/{ud,exts,ws,shots,codex-home,xdg,home,standin.port,standin-vscode.port}
+rm -rf "$WORK"/{ud,exts,ws,shots,codex-home,xdg,home,claude-config,claude-turn-*,standin.port,standin-vscode.port}
 mkdir -p "$WORK"/{ud/User,exts,shots,codex-home/rules,xdg,home}
 # code-server needs Node 24; everything it starts (extension host, terminals, hooks) has this HOME.
 export PATH="$N24/bin:$PATH" HOME="$WORK/home"
@@ -54,6 +56,12 @@ EXT="$(ls -d "$WORK"/exts/shellgate.shellgate-* | head -1)"
 LIBS="$(ls -d "$EXT"/bundled/libs/cp3* | head -1)"
 t "shellgate hook install copilot (user scope, the extension's bundled ShellGate, HOME=$HOME)"
 python3 -I "$EXT/bundled/tool/serve.py" hook install copilot | tee "$WORK/shots/hook-install.txt"
+# Claude Code's hook in a config folder of its own (CLAUDE_CONFIG_DIR, which the hook's install and
+# Claude Code both honour): this VS Code, its agent and Govern Agents keep seeing ~/.claude unhooked.
+CLAUDE="${SHELLGATE_TOOLS:-$ROOT/.tools}/claude/node_modules/.bin/claude"  # tests/realtools.py's path
+t "shellgate hook install claude-code (CLAUDE_CONFIG_DIR=$WORK/claude-config)"
+CLAUDE_CONFIG_DIR="$WORK/claude-config" python3 -I "$EXT/bundled/tool/serve.py" hook install claude-code \
+  | tee "$WORK/shots/hook-install-claude.txt"
 
 STANDIN_PIDS=(); CS_PID=""
 cleanup() {
@@ -108,4 +116,5 @@ done
 t "playwright"
 CS_URL="http://127.0.0.1:$PORT" WS="$WORK/ws" SHOTS="$WORK/shots" CODEX_HOME="$CODEX_HOME" USER_DIR="$WORK/ud/User" \
   HOOK_CLIENT="$HERE/hook-client.py" HOOK_PYTHONPATH="$LIBS" \
+  CLAUDE="$CLAUDE" CLAUDE_TURN="$HERE/claude-turn.py" CLAUDE_CONFIG="$WORK/claude-config" \
   timeout 450 node "${E2E_SCRIPT:-$HERE/e2e.js}"

@@ -24,6 +24,8 @@ const sel = {
   activityItem: (name) => `.activitybar .action-item [aria-label^="${name}"]`,
   viewPane: (title) => `.pane:has(.pane-header[aria-label^="${title}"])`,
   treeRow: '.monaco-list-row',
+  treeLabel: '.monaco-icon-label .label-name',
+  treeDescription: '.monaco-icon-label .label-description',
   activityBadge: (name) => `.activitybar .action-item:has([aria-label^="${name}"]) .badge-content`,
 };
 

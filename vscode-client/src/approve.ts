@@ -15,6 +15,21 @@ const showing = new Map<string, () => void>(); // question id -> close its Quick
 const OVER = Symbol('the question is over'); // closed by the server's side, not by a choice
 // Words given with an answer from the Waiting view (Deny with a reason): not asked again.
 const given = new Map<string, string | undefined>();
+// Questions the Waiting view is answering: its Deny asks for words in an input box, which hides
+// the question's QuickPick (one quick input at a time), and that hiding is not a "no".
+const held = new Set<string>();
+const hidden = new Map<string, () => void>(); // question id -> show its QuickPick again
+
+/** Keep question `id` open while `answer` runs; still unanswered after it, it shows again. */
+export async function holding<T>(id: string, answer: () => Promise<T>): Promise<T> {
+  held.add(id);
+  try { return await answer(); } finally {
+    held.delete(id);
+    const show = hidden.get(id);
+    hidden.delete(id);
+    show?.();
+  }
+}
 
 /** Where open questions are listed and can be answered besides the dialog (the Waiting view). */
 export interface QuestionBoard {
@@ -102,6 +117,7 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
       if (settled) return;
       settled = true;
       showing.delete(p.id);
+      hidden.delete(p.id);
       cancel?.dispose();
       qp.dispose();
       resolve(id);
@@ -114,7 +130,11 @@ function pickChoice(p: ApproveParams, token?: vscode.CancellationToken): Promise
       if (id === DETAILS) { void showDetails(p).then(() => qp.show()); return; }
       if (id) done(id);
     });
-    qp.onDidHide(() => { if (detailsOpening) qp.show(); else done(undefined); });
+    qp.onDidHide(() => {
+      if (detailsOpening) qp.show();
+      else if (held.has(p.id)) hidden.set(p.id, () => qp.show());
+      else done(undefined);
+    });
     if (token?.isCancellationRequested) done(OVER);
     else qp.show();
   });

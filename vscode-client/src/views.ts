@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ApprovalHistory } from './approvals';
+import { holding } from './approve';
 import type { ApproveParams } from './approvaltext';
 import type { AgentHook } from './governtext';
 import { join } from './trace';
@@ -179,22 +180,26 @@ export function registerViewCommands(views: Views, deps: {
   installHook: (args: string[]) => Promise<void>;
   doctor: () => Promise<void>;
 }): vscode.Disposable[] {
+  // Held: Deny's input box hides the question's QuickPick, which would otherwise answer "no"
+  // at once, without the words.
   const answer = (choice: string) => async (node?: Node) => {
     const id = node?.id.replace(/^waiting:/, '');
     if (!id) return;
-    let message: string | undefined;
-    if (choice === 'abort') {
-      message = await vscode.window.showInputBox({
-        title: 'ShellGate: Deny', prompt: 'Why, in words the agent reads (optional; Escape: deny without words)',
-        ignoreFocusOut: true,
-      }) ?? undefined;
-    }
-    const p = views.question(id);
-    // a question whose choices have no "say what instead" gets a plain no
-    const offered = p?.choices.some((c) => c.id === choice) ? choice : choice === 'abort' ? 'denied' : choice;
-    if (!views.answer(id, offered, message?.trim() || undefined)) {
-      void vscode.window.showInformationMessage('ShellGate: this question is answered in its dialog.');
-    }
+    await holding(id, async () => {
+      let message: string | undefined;
+      if (choice === 'abort') {
+        message = await vscode.window.showInputBox({
+          title: 'ShellGate: Deny', prompt: 'Why, in words the agent reads (optional; Escape: deny without words)',
+          ignoreFocusOut: true,
+        }) ?? undefined;
+      }
+      const p = views.question(id);
+      // a question whose choices have no "say what instead" gets a plain no
+      const offered = p?.choices.some((c) => c.id === choice) ? choice : choice === 'abort' ? 'denied' : choice;
+      if (!views.answer(id, offered, message?.trim() || undefined)) {
+        void vscode.window.showInformationMessage('ShellGate: this question is answered in its dialog.');
+      }
+    });
   };
   return [
     vscode.commands.registerCommand('shellgate.openAt', async (path: string, line = 1, column = 1) => {
