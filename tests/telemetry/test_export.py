@@ -21,6 +21,7 @@ from shapes import shape
 
 from shellgate.approval.context import ApprovalPolicy, ExecContext, SandboxMode
 from shellgate.approval.question import ApprovalRequest, AutomaticApprover
+from shellgate.broker.protocol import AgentAnswer
 from shellgate.codexconfig.layers import LayerKind, RulesLayer, load_layers
 from shellgate.exec.orchestrator import Orchestrator
 from shellgate.exec.probe import SandboxProbe, probe_sandbox
@@ -229,6 +230,16 @@ def test_approved_by_a_permission_hook(collector: Receiver) -> None:
     rows = same_as_codex(collector, "o171-app-perm-hook-allow")
     decision = next(r for r in rows if r["name"] == "codex.tool_decision")
     assert decision["attrs"]["shellgate.answerer"] == ("string", "hook")
+
+
+def test_a_persons_no_with_words_to_a_hook_is_a_denial_with_the_words() -> None:
+    """Deny… with a reason in the editor: Claude Code reads the words and its turn goes on, so
+    the record says denied, asked, and keeps what the person wrote."""
+    trail = {"answer": AgentAnswer("cancel", "not in this folder, use the scratch area")}
+    entry = from_hook(_Request(), "block", "ShellGate: the user declined Claude Code's command",
+                      trail, time.monotonic())  # fmt: skip
+    assert (entry.decision, entry.answerer, entry.asked) == ("denied", "person", True)
+    assert entry.verdict == "not in this folder, use the scratch area"
 
 
 def test_asked_under_never_is_refused_without_a_decision(

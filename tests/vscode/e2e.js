@@ -449,10 +449,10 @@ function writeUserSettings(change) {
       const told = result.told.join('\n');
       if (result.told.length !== 1 || !told.includes('ShellGate') || !told.includes(why)) throw new Error(`the model was told ${JSON.stringify(result.told)}`);
       if (!result.stdout.includes(why)) throw new Error(`Claude Code's stream-json output lacks the reason: ${result.stdout.slice(-600)}`);
-      // History follows, from the record the hook wrote: answered by a person (the record calls
-      // a no with words, the wire's "cancel", cancelled).
+      // History follows, from the record the hook wrote: denied by a person (a no with words:
+      // the agent reads them and goes on).
       const history = page.locator(sel.viewPane('History'));
-      const answered = history.locator(sel.treeRow, { hasText: cmd }).filter({ hasText: /(denied|cancelled) by person/ }).first();
+      const answered = history.locator(sel.treeRow, { hasText: cmd }).filter({ hasText: /denied by person/ }).first();
       await answered.waitFor({ timeout: 15000 });
       const historyRow = (await answered.innerText()).replace(/\s+/g, ' ');
       return `${said}; ${viewMs(cmd, shownAt)}; Claude Code was told: ${told.slice(0, 160)} | History: ${historyRow}`;

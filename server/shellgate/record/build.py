@@ -76,7 +76,9 @@ def from_hook(request: Any, verdict: str, reason: str, trail: Mapping[str, Any],
     elif answer is not None:
         answerer, said = _answered_by(answer)
         taken = BY_WIRE.get(answer.answer, "denied")
-        asked = answer.message != SESSION_WORDS and answer.answer != "cancel"
+        asked = answer.message != SESSION_WORDS
+        if answer.answer == "cancel":  # "No, and tell the agent…": the agent reads the words
+            taken, said = "denied", answer.message or said  # and goes on: a no, not a stop
         if verdict == "block" and taken.startswith("approved"):
             taken = "forbidden"  # approved, then refused by ShellGate (deny_read without sandbox)
         if answer.answer == "timeout":
