@@ -133,7 +133,9 @@ def explain_answerers(
     """The explanation of `target` (`chain` explains one command) and who answers. With
     `run`, the PreToolUse hooks run first: a rewrite is explained instead (Codex judges the
     new command), and a question goes to the PermissionRequest hooks."""
-    hooks = discover(config.codex_home, config.requirements)
+    projects = tuple(f.folder / ".codex" for f in config.trust.folders if f.trusted)
+    hooks = discover(config.codex_home, config.requirements, system_dir=config.system_dir,
+                     projects=projects)  # fmt: skip
     review = review_config(config.config_files, config.requirements,
                            approve_for_me=approve_for_me)  # fmt: skip
     who = WhoAnswers(hooks, person=context.approval_policy.kind is not ApprovalPolicyKind.NEVER,

@@ -31,11 +31,13 @@ def admin_hooks(
     session_id: str | None, model: str, env: Mapping[str, str] | None = None,
     system_dir: str = SYSTEM_FOLDER, transcript_path: str | None = None,
 ) -> SessionHooks | None:  # fmt: skip
-    """The admin's Codex hooks, None when there are none (the common case costs one stat).
-    Raises RequirementsError for a requirements.toml Codex refuses."""
-    if not os.path.exists(os.path.join(system_dir, "requirements.toml")):
+    """The admin's Codex hooks (requirements.toml's, the system folder's hooks.json and
+    config.toml's), None when there are none (the common case costs three stats). Raises
+    RequirementsError or ConfigError for a file Codex (or ShellGate) refuses."""
+    files = ("requirements.toml", "hooks.json", "config.toml")
+    if not any(os.path.exists(os.path.join(system_dir, f)) for f in files):
         return None
-    found: HookSet = managed_only(load_requirements(Path(system_dir)))
+    found: HookSet = managed_only(load_requirements(Path(system_dir)), Path(system_dir))
     if not found:
         return None
     hooks = SessionHooks(found, codex_home_folder(env), model=model, env=env,

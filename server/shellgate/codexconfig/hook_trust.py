@@ -17,12 +17,13 @@ EVENT_LABELS = {"PreToolUse": "pre_tool_use", "PermissionRequest": "permission_r
                 "PostToolUse": "post_tool_use"}
 
 
-def trust_hash(event: str, matcher: str | None, command: str, timeout: int | None) -> str:
+def trust_hash(event: str, matcher: str | None, command: str, timeout: int | None,
+               is_async: bool = False) -> str:
     handler = {
         "type": "command",
         "command": command,
         "timeout": max(1, timeout or 600),
-        "async": False,
+        "async": is_async,  # part of the identity: flipping it un-trusts the hook (observed)
     }
     identity: dict[str, object] = {"event_name": EVENT_LABELS[event], "hooks": [handler]}
     if matcher is not None:

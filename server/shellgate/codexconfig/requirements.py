@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from shellgate.codexconfig.hook_matcher import matcher_error
 from shellgate.codexconfig.tomlpos import Path as KeyPath
 from shellgate.codexconfig.tomlpos import Position, locate, positions, toml_error_position
 from shellgate.rules.decision import Decision
@@ -89,6 +90,7 @@ class ManagedRule:
 class HookCommand:
     command: str
     timeout: int | None = None
+    is_async: bool = False  # `async = true`: run detached, its answer ignored (as Codex does)
 
 
 @dataclass(frozen=True)
@@ -455,6 +457,9 @@ def _hooks(r: _Reader, value: object) -> ManagedHooks:
 
 
 def _hook_groups(r: _Reader, raw_groups: object, event: str) -> tuple[HookGroup, ...]:
+    """The groups of one event. A managed hook Codex cannot load (a matcher that is not a
+    regular expression, an empty command, a `prompt` or `agent` hook) stops Codex: every
+    session fails with `failed to load required managed hooks: …` (observed, both versions)."""
     groups: list[HookGroup] = []
     if not isinstance(raw_groups, list):
         raise r.type_error(_invalid(raw_groups, "a sequence"), ("hooks",))
@@ -469,16 +474,40 @@ def _hook_groups(r: _Reader, raw_groups: object, event: str) -> tuple[HookGroup,
         raw_hooks = group.get("hooks", [])
         if not isinstance(raw_hooks, list):
             raise r.type_error(_invalid(raw_hooks, "a sequence"), ("hooks",))
-        for hook in raw_hooks:
+        bad = matcher_error(matcher if isinstance(matcher, str) else None)
+        if bad and raw_hooks:  # a group without hooks: only a warning in Codex
+            raise _unloadable(r, f"invalid matcher {_debug(str(matcher))} in {r.path}: {bad}",
+                              (*gk, "matcher"))  # fmt: skip
+        for h, hook in enumerate(raw_hooks):
+            hk: KeyPath = (*gk, "hooks", h)
             if not isinstance(hook, dict):
                 raise r.type_error(_invalid(hook, "a map"), ("hooks",))
+            kind = hook.get("type", "command")
+            if kind in ("prompt", "agent"):
+                raise _unloadable(r, f"skipping {kind} hook in {r.path}: {kind} hooks are not "
+                                  "supported yet", (*hk, "type"))  # fmt: skip
+            if kind != "command":  # mcp_tool, or a type Codex does not know
+                raise _unloadable(r, f"{_debug(str(kind))} hooks are not run by ShellGate "
+                                  f"(in {r.path}): a managed hook it cannot run is never skipped",
+                                  (*hk, "type"))  # fmt: skip
             command = _string(r, hook.get("command"), ("hooks",), hooks=True)
+            if not command.strip():
+                raise _unloadable(r, f"skipping empty hook command in {r.path}",
+                                  (*hk, "command"))  # fmt: skip
             timeout = hook.get("timeout")
             if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int)):
                 raise r.type_error(_invalid(timeout, "u64"), ("hooks",))
-            commands.append(HookCommand(command, timeout))
+            is_async = hook.get("async", False)
+            if not isinstance(is_async, bool):
+                raise r.type_error(_invalid(is_async, "a boolean"), ("hooks",))
+            commands.append(HookCommand(command, timeout, is_async))
         groups.append(HookGroup(matcher, tuple(commands)))
     return tuple(groups)
+
+
+def _unloadable(r: _Reader, message: str, keys: KeyPath) -> RequirementsError:
+    return r.fail(f"failed to load required managed hooks: {message}", keys,
+                  code="requirements-hooks")  # fmt: skip
 
 
 REQUIREMENTS_FILE = "requirements.toml"

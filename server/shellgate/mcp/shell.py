@@ -97,7 +97,7 @@ class McpSession:
                 self.reviewer = reviewer_for(review, context.approval_policy,
                                              session_id=self.session_id)  # fmt: skip
                 self._reviewer_read = True
-            stage = answer_stage(approver, codex_home=self.codex_home,
+            stage = answer_stage(approver, codex_home=self.codex_home, cwd=self.workspace,
                                  approval=context.approval_policy,
                                  reviewer=self.reviewer)  # fmt: skip
         except RulesError as exc:
