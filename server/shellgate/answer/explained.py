@@ -39,8 +39,8 @@ class WhoAnswers:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "hooks": [{"event": h.event, "source": h.source, "path": h.path,
-                       "matcher": h.matcher, "command": h.command, "timeout": h.timeout}
-                      for h in self.hooks.hooks if h.matches()],
+                       "matcher": h.matcher, "command": h.command, "timeout": h.timeout,
+                       "async": h.is_async} for h in self.hooks.hooks if h.matches()],
             "skipped_hooks": [{"event": s.hook.event, "source": s.hook.source,
                                "path": s.hook.path, "command": s.hook.command, "why": s.why}
                               for s in self.hooks.skipped],
@@ -67,7 +67,8 @@ class WhoAnswers:
         if not matching:
             lines.append("  hooks: none Codex would run for this command")
         for h in matching:
-            lines.append(f"  hook {h.event} ({h.source}, {h.path}): `{h.command}`")
+            detached = " (async: its answer is ignored)" if h.is_async else ""
+            lines.append(f"  hook {h.event} ({h.source}, {h.path}): `{h.command}`{detached}")
         for s in self.hooks.skipped:
             lines.append(f"  skipped hook {s.hook.event} ({s.hook.source}, {s.hook.path}): "
                          f"`{s.hook.command}`: {s.why}")  # fmt: skip
