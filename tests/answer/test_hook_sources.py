@@ -204,3 +204,24 @@ def test_a_trusted_hook_with_a_bad_matcher_is_an_error_an_untrusted_one_is_skipp
     with pytest.raises(ConfigError) as err:
         run(s)
     assert 'invalid matcher "(?!x)"' in err.value.message and err.value.line == 2
+
+
+HOOK_CMD = ("/root/.pyenv/versions/3.11.7/bin/python3 /root/.cache/hookscope/hook.py "
+            "/root/.cache/hookscope/runs/out3/hs-status-list-{}/ctl.json u1")
+
+
+@pytest.mark.parametrize(("version", "status_hash", "async_hash"), [
+    ("169", "6e0af99aac6f0dd7390de9ea48380af71767a311c2a41b148202c94bc65ceffe",
+     "9424e6bf1a2658cb2810193d8033f9ee1a2779fccbb275adfe30d54bf9c466e6"),
+    ("171", "2f4c1e0a9185f00eab24e4d6c552e14a288baeaca0933405a508b89030acc16b",
+     "79173cee21b447c2dda69fba26841ad58cfea67b35fb8e12742d236cd39dde41"),
+])  # fmt: skip
+def test_the_trust_hash_covers_async_and_status_message(version: str, status_hash: str,
+                                                        async_hash: str) -> None:  # fmt: skip
+    """`currentHash` of Codex's app-server `hooks/list` for two hooks.json handlers (recorded
+    with each version): PreToolUse `Bash` with `timeout = 7` and `statusMessage`, and an
+    `async` PostToolUse without a matcher."""
+    command = HOOK_CMD.format(version)
+    pre = trust_hash("PreToolUse", "Bash", command, 7, False, "checking")
+    assert pre == "sha256:" + status_hash
+    assert trust_hash("PostToolUse", None, command, None, True) == "sha256:" + async_hash

@@ -213,6 +213,6 @@ def _untrusted(d: Declared, states: Mapping[str, object], source: str) -> str | 
     if entry.get("enabled") is False:
         return "disabled (enabled = false)"
     if entry.get("trusted_hash") == trust_hash(d.event, d.matcher, d.command, d.timeout,
-                                               d.is_async):  # fmt: skip
+                                               d.is_async, d.status_message):  # fmt: skip
         return None
     return "untrusted" if "trusted_hash" not in entry else "modified since trusted"

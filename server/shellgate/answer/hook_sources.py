@@ -33,6 +33,7 @@ class Declared:
     command: str
     timeout: int | None  # as written (the trust hash uses the normalised value)
     is_async: bool
+    status_message: str | None  # part of the trust hash
     path: Path  # the declaring file
     group: int
     handler: int
@@ -113,12 +114,16 @@ def _handler(path: Path, event: str, matcher: str | None, g: int, h: int, handle
     if not isinstance(is_async, bool):
         raise _wrong(path, f"`{event}` group {g} hook {h}: `async` must be true or false",
                      at(event, g, "hooks", h, "async"))  # fmt: skip
+    status = handler.get("statusMessage")
+    if status is not None and not isinstance(status, str):
+        raise _wrong(path, f"`{event}` group {g} hook {h}: `statusMessage` must be a string",
+                     at(event, g, "hooks", h, "statusMessage"))  # fmt: skip
     skip = None
     if kind in ("prompt", "agent"):
         skip = f"{kind} hooks are not supported yet"
     elif kind == "command" and not command.strip():
         skip = "empty hook command"
-    return Declared(event, matcher, kind, command, timeout, is_async, path, g, h, where,
+    return Declared(event, matcher, kind, command, timeout, is_async, status, path, g, h, where,
                     at(event, g, "matcher"), skip)  # fmt: skip
 
 
