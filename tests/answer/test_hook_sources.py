@@ -6,6 +6,9 @@ hooks; and a broken hooks file, which never turns into "no hooks"."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -225,3 +228,24 @@ def test_the_trust_hash_covers_async_and_status_message(version: str, status_has
     pre = trust_hash("PreToolUse", "Bash", command, 7, False, "checking")
     assert pre == "sha256:" + status_hash
     assert trust_hash("PostToolUse", None, command, None, True) == "sha256:" + async_hash
+
+
+def test_shellgate_run_runs_the_projects_hooks_and_project_names_it(tmp_path: Path) -> None:
+    """`shellgate run` (the real CLI): a trusted project's hook refuses; `--project DIR`
+    trusts DIR for its hooks as for its rules (the hook still needs its trust entry)."""
+    s = Setup(tmp_path, {"p1:PreToolUse": deny("project says no")})
+    trust(s, hooks_json(s.ws / ".codex", s, ["p1"]), ["p1"])
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CODEX_HOME": str(s.home),
+           "XDG_RUNTIME_DIR": str(tmp_path)}
+    argv = [sys.executable, "-m", "shellgate", "run", "--sandbox", "danger-full-access"]
+
+    def shellgate_run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*argv, *extra, "--", "pwd"], cwd=s.ws, env=env, text=True,
+                              capture_output=True, timeout=60)  # fmt: skip
+
+    assert shellgate_run().returncode == 0 and s.calls() == []  # the project is not trusted
+    refused = shellgate_run("--project", str(s.ws))
+    assert refused.returncode == 121, refused.stderr
+    assert BLOCKED.format("project says no") in refused.stderr
+    trust_project(s)
+    assert BLOCKED.format("project says no") in shellgate_run().stderr

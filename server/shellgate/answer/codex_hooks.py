@@ -35,7 +35,7 @@ from shellgate.answer.hook_sources import Declared, config_toml, hooks_json
 from shellgate.codexconfig.hook_matcher import matcher_error
 from shellgate.codexconfig.hook_trust import state_key, trust_hash
 from shellgate.codexconfig.requirements import HOOK_EVENTS, Requirements
-from shellgate.codexconfig.trust import ConfigError, project_trust, read_config
+from shellgate.codexconfig.trust import ConfigError, project_trust, read_config, trusted_project
 
 SHELLGATE_OWN = "shellgate hook codex"  # ShellGate's own Codex hook (`hook install codex`)
 TOOL_NAME = "Bash"  # what Codex matches hooks against for its shell tool
@@ -125,10 +125,15 @@ def user_hooks(codex_home: Path) -> tuple[list[CodexHook], list[Skipped]]:
     return list(runs), list(skipped)
 
 
-def project_dirs(cwd: Path, codex_home: Path) -> tuple[Path, ...]:
+def project_dirs(cwd: Path, codex_home: Path, project: Path | None = None) -> tuple[Path, ...]:
     """The `.codex` folders of the trusted project folders of a session in `cwd`, root first
-    (the folders whose rules Codex loads; an untrusted project's hooks are not read)."""
-    trust = project_trust(cwd, codex_home=codex_home)
+    (the folders whose rules Codex loads; an untrusted project's hooks are not read).
+    `project` (`--project DIR`): the caller trusts that folder instead, as for its rules; its
+    hooks still need their trust entries."""
+    if project is not None:
+        trust = trusted_project(project, cwd=cwd, codex_home=codex_home)
+    else:
+        trust = project_trust(cwd, codex_home=codex_home)
     return tuple(f.folder / ".codex" for f in trust.folders if f.trusted)
 
 

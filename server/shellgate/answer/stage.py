@@ -29,10 +29,12 @@ def session_hooks(
     codex_home: Path, requirements: Requirements | None, *, approval: ApprovalPolicy,
     model: str = "shellgate", env: Mapping[str, str] | None = None,
     transcript_path: str | None = None, system_dir: Path | None = None, cwd: str | None = None,
+    project: str | None = None,
 ) -> SessionHooks | None:  # fmt: skip
     """The session's Codex hooks, None when Codex would run none. `cwd`: the session's folder,
-    whose trusted project's `.codex` hooks run too."""
-    projects = project_dirs(Path(cwd), codex_home) if cwd else ()
+    whose trusted project's `.codex` hooks run too (`project`: `--project DIR` instead)."""
+    chosen = Path(project) if project else None
+    projects = project_dirs(Path(cwd), codex_home, chosen) if cwd else ()
     found: HookSet = discover(codex_home, requirements, projects=projects,
                               system_dir=Path(SYSTEM_FOLDER) if system_dir is None else system_dir)
     if not found:
@@ -67,7 +69,7 @@ def answer_stage(
     person: Approver, *, codex_home: Path, approval: ApprovalPolicy,
     system_dir: Path | None = None, reviewer: Answerer | None = None, model: str = "shellgate",
     env: Mapping[str, str] | None = None, transcript_path: str | None = None,
-    cwd: str | None = None,
+    cwd: str | None = None, project: str | None = None,
 ) -> AnswerStage:  # fmt: skip
     """Codex's order: PermissionRequest hooks, then the reviewer, then `person`. Raises
     RequirementsError or ConfigError where Codex would not start (the caller has usually
@@ -75,7 +77,8 @@ def answer_stage(
     system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
     requirements = load_requirements(system)
     hooks = session_hooks(codex_home, requirements, approval=approval, model=model, env=env,
-                          transcript_path=transcript_path, system_dir=system, cwd=cwd)  # fmt: skip
+                          transcript_path=transcript_path, system_dir=system, cwd=cwd,
+                          project=project)  # fmt: skip
     answerers: list[Answerer] = []
     if hooks is not None:
         answerers.append(hooks)
