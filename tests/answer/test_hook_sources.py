@@ -249,3 +249,9 @@ def test_shellgate_run_runs_the_projects_hooks_and_project_names_it(tmp_path: Pa
     assert BLOCKED.format("project says no") in refused.stderr
     trust_project(s)
     assert BLOCKED.format("project says no") in shellgate_run().stderr
+
+
+def test_a_zero_timeout_is_one_second() -> None:
+    """hooks/list of both versions: `timeout = 0` is `timeoutSec` 1, and so is its hash."""
+    assert trust_hash("PreToolUse", "Bash", "true", 0) == (
+        "sha256:c3c2f7f1d5c57f7159c7c8b74aa4a1f4246a17d61039b39b8b271fab54fdbeb1")

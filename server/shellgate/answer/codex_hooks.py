@@ -33,13 +33,12 @@ from pathlib import Path
 
 from shellgate.answer.hook_sources import Declared, config_toml, hooks_json
 from shellgate.codexconfig.hook_matcher import matcher_error
-from shellgate.codexconfig.hook_trust import state_key, trust_hash
+from shellgate.codexconfig.hook_trust import seconds, state_key, trust_hash
 from shellgate.codexconfig.requirements import HOOK_EVENTS, Requirements
 from shellgate.codexconfig.trust import ConfigError, project_trust, read_config, trusted_project
 
 SHELLGATE_OWN = "shellgate hook codex"  # ShellGate's own Codex hook (`hook install codex`)
 TOOL_NAME = "Bash"  # what Codex matches hooks against for its shell tool
-DEFAULT_TIMEOUT = 600  # seconds, when a handler gives none (hooks/list `timeoutSec`)
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ def managed_hooks(requirements: Requirements | None) -> tuple[CodexHook, ...]:
         for g, group in enumerate(requirements.hooks.groups(event)):
             for h, cmd in enumerate(group.hooks):
                 out.append(CodexHook(event, group.matcher, cmd.command,
-                                     max(1, cmd.timeout or DEFAULT_TIMEOUT), "system", path, g, h,
+                                     seconds(cmd.timeout), "system", path, g, h,
                                      cmd.is_async))  # fmt: skip
     return tuple(out)
 
@@ -193,7 +192,7 @@ def _layer(folder: Path, source: str, states: Mapping[str, object]
     runs: list[CodexHook] = []
     skipped: list[Skipped] = []
     for d in declared:
-        hook = CodexHook(d.event, d.matcher, d.command, max(1, d.timeout or DEFAULT_TIMEOUT),
+        hook = CodexHook(d.event, d.matcher, d.command, seconds(d.timeout),
                          source, str(d.path), d.group, d.handler, d.is_async)  # fmt: skip
         why = d.skip or _untrusted(d, states, source)
         if why is None and (bad := matcher_error(d.matcher)):

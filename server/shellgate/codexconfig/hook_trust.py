@@ -19,12 +19,17 @@ EVENT_LABELS = {"PreToolUse": "pre_tool_use", "PermissionRequest": "permission_r
                 "PostToolUse": "post_tool_use"}
 
 
+def seconds(timeout: int | None) -> int:
+    """A handler's timeout as Codex normalises it: 600 when absent, at least 1 (`0` is 1)."""
+    return 600 if timeout is None else max(1, timeout)
+
+
 def trust_hash(event: str, matcher: str | None, command: str, timeout: int | None,
                is_async: bool = False, status_message: str | None = None) -> str:
     handler: dict[str, object] = {
         "type": "command",
         "command": command,
-        "timeout": max(1, timeout or 600),
+        "timeout": seconds(timeout),
         "async": is_async,  # part of the identity: flipping it un-trusts the hook (observed)
     }
     if status_message is not None:  # `statusMessage` too (matched hooks/list's currentHash)
