@@ -255,3 +255,15 @@ def test_a_zero_timeout_is_one_second() -> None:
     """hooks/list of both versions: `timeout = 0` is `timeoutSec` 1, and so is its hash."""
     assert trust_hash("PreToolUse", "Bash", "true", 0) == (
         "sha256:c3c2f7f1d5c57f7159c7c8b74aa4a1f4246a17d61039b39b8b271fab54fdbeb1")
+
+
+def test_under_managed_hooks_only_a_broken_user_hooks_file_stops_nothing(tmp_path: Path) -> None:
+    """Codex does not read the user's hooks then; neither does an error in them stop a run."""
+    s = Setup(tmp_path, {"m1:PreToolUse": deny("managed m1 says no")})
+    requirements(s, managed_group(s, "m1"))
+    (s.home / "hooks.json").write_text("{not json")
+    with pytest.raises(ConfigError):
+        run(s)
+    (s.etc / "requirements.toml").write_text("allow_managed_hooks_only = true\n"
+                                             + (s.etc / "requirements.toml").read_text())
+    assert run(s).reason == BLOCKED.format("managed m1 says no")

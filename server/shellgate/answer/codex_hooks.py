@@ -117,13 +117,6 @@ def managed_hooks(requirements: Requirements | None) -> tuple[CodexHook, ...]:
     return tuple(out)
 
 
-def user_hooks(codex_home: Path) -> tuple[list[CodexHook], list[Skipped]]:
-    """The user's hooks with their trust. Raises ConfigError for a config.toml Codex refuses
-    or a hooks file ShellGate cannot read."""
-    runs, skipped = _layer(codex_home, "user", _states(codex_home))
-    return list(runs), list(skipped)
-
-
 def project_dirs(cwd: Path, codex_home: Path, project: Path | None = None) -> tuple[Path, ...]:
     """The `.codex` folders of the trusted project folders of a session in `cwd`, root first
     (the folders whose rules Codex loads; an untrusted project's hooks are not read).
@@ -145,6 +138,7 @@ def discover(
     `.codex` folders, `project_dirs`)."""
     states = _states(codex_home)
     system = _layer(system_dir, "system", {}) if system_dir is not None else ((), ())
+    admins_only = requirements is not None and requirements.allow_managed_hooks_only
     runs: list[CodexHook] = []
     skipped: list[Skipped] = list(system[1])
     seen: set[Path] = set()
@@ -153,10 +147,15 @@ def discover(
         if real in seen:  # one folder's hooks.json is read once (Codex's visited folders)
             continue
         seen.add(real)
-        found, skips = _layer(folder, source, states)
+        try:
+            found, skips = _layer(folder, source, states)
+        except ConfigError:
+            if admins_only:  # Codex does not read them: their errors stop nothing
+                continue
+            raise
         runs += found
         skipped += skips
-    if requirements is not None and requirements.allow_managed_hooks_only:
+    if admins_only:
         skipped += [Skipped(h, "allow_managed_hooks_only") for h in runs]
         runs = []
     managed = (*managed_hooks(requirements), *system[0])

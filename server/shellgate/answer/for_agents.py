@@ -1,8 +1,8 @@
 """The admin's Codex hooks for another agent's command (Claude Code, Gemini CLI, Copilot CLI,
 VS Code's agent) through ShellGate's hook: one admin policy governs every agent. Only the
 admin's hooks run here (`/etc/codex/requirements.toml` `[hooks]`, then `/etc/codex/hooks.json`
-and `config.toml`; no trust needed, as in Codex); the user's own Codex hooks stay Codex's. For Codex itself ShellGate's hook does nothing of this:
-Codex runs its hooks itself.
+and `config.toml`; no trust needed, as in Codex); the user's own Codex hooks stay Codex's.
+For Codex itself ShellGate's hook does nothing of this: Codex runs its hooks itself.
 
 Synchronous: a hook process answers the agent once and exits.
 """
