@@ -195,12 +195,12 @@ def _layer(folder: Path, source: str, states: Mapping[str, object]
                          source, str(d.path), d.group, d.handler, d.is_async)  # fmt: skip
         why = d.skip or _untrusted(d, states, source)
         if why is None and (bad := matcher_error(d.matcher)):
-            raise ConfigError(f"invalid matcher {json.dumps(d.matcher)} in {d.path}: {bad}",
+            raise ConfigError(f"invalid matcher {json.dumps(d.matcher)}: {bad}",
                               path=str(d.path), line=d.matcher_at[0], column=d.matcher_at[1],
                               code="config-type")  # fmt: skip
         if why is None and d.kind != "command":
-            raise ConfigError(f"{json.dumps(d.kind)} hooks are not run by ShellGate (in {d.path}):"
-                              " a hook that would run is never skipped", path=str(d.path),
+            raise ConfigError(f"{json.dumps(d.kind)} hooks are not run by ShellGate: a hook "
+                              "that would run is never skipped", path=str(d.path),
                               line=d.at[0], column=d.at[1], code="config-type")  # fmt: skip
         if why is None:
             runs.append(hook)

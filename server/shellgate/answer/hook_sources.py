@@ -51,12 +51,12 @@ def hooks_json(folder: Path) -> list[Declared]:
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return []
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"failed to read hooks config {path}: {exc}", path=str(path),
+        raise ConfigError(f"failed to read hooks config: {exc}", path=str(path),
                           code="config-read", kind="read") from None  # fmt: skip
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"failed to parse hooks config {path}: {exc.msg}", path=str(path),
+        raise ConfigError(f"failed to parse hooks config: {exc.msg}", path=str(path),
                           line=exc.lineno, column=exc.colno, code="config-parse") from None
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise _wrong(path, "`hooks` must be an object of events", _json_at(text, "hooks"))
@@ -128,7 +128,7 @@ def _handler(path: Path, event: str, matcher: str | None, g: int, h: int, handle
 
 
 def _wrong(path: Path, message: str, at: Position) -> ConfigError:
-    return ConfigError(f"invalid hooks config {path}: {message}", path=str(path), line=at[0],
+    return ConfigError(f"invalid hooks config: {message}", path=str(path), line=at[0],
                        column=at[1], code="config-type")  # fmt: skip
 
 
