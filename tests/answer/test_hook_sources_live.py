@@ -1,7 +1,9 @@
 """The real Codex (0.169.0 and 0.171.0, offline) as the oracle for where hooks come from, on the
 same set-ups as ShellGate (docs/answerers.md "observed"): `managed_dir` naming a folder that
-does not exist, a managed hook Codex cannot load, the system folder's hooks.json, a trusted
-project's `.codex/hooks.json`, an `async` hook that refuses. `/etc/codex` is a scratch folder
+does not exist or holds a hooks.json, managed hooks Codex cannot load, the system folder's
+hooks.json and config.toml, a trusted project's `.codex/hooks.json` (trusted by the user, or
+only by itself), the user's hook declared before the project's, `enabled = false`, an `async`
+hook that refuses. `/etc/codex` is a scratch folder
 bound over it in a private user + mount + network namespace (tests/etc_overlay.py)."""
 
 from __future__ import annotations
@@ -76,6 +78,12 @@ def setups(s: Setup, name: str) -> None:
         hooks_json(s.etc, s, ["m1"])
     elif name == "system-config-toml":
         (s.etc / "config.toml").write_text(group)
+    elif name == "user-before-project":  # both refuse: the model reads the user's reason
+        trust_project(s)
+        trust(s, hooks_json(s.ws / ".codex", s, ["p1"]), ["p1"])
+        trust(s, hooks_json(s.home, s, ["m1"]), ["m1"])
+    elif name == "user-disabled":
+        trust(s, hooks_json(s.home, s, ["m1"]), ["m1"], extra="enabled = false")
     elif name == "project-self-trusted":  # trust written in the project's own config.toml
         trust_project(s)
         declared = hooks_json(s.ws / ".codex", s, ["m1"])
@@ -92,14 +100,16 @@ def setups(s: Setup, name: str) -> None:
 
 CASES = ["managed-dir-missing", "managed-bad-matcher", "managed-prompt-hook",
          "managed-dir-json-unread", "system-hooks-json", "system-config-toml",
-         "project-hooks-json", "project-self-trusted", "async-user-hook"]
-NOT_RUN = ("managed-dir-json-unread", "project-self-trusted")  # no hook runs: `pwd` does
+         "project-hooks-json", "project-self-trusted", "user-before-project", "user-disabled",
+         "async-user-hook"]
+# no hook runs: `pwd` does
+NOT_RUN = ("managed-dir-json-unread", "project-self-trusted", "user-disabled")
 
 
 @pytest.mark.parametrize("version", realtools.CODEX_VERSIONS)
 @pytest.mark.parametrize("name", CASES)
 def test_where_hooks_come_from_as_codex(tmp_path: Path, version: str, name: str) -> None:
-    behaviour = {"m1:PreToolUse": deny("admin says no")}
+    behaviour = {"m1:PreToolUse": deny("hook m1 says no"), "p1:PreToolUse": deny("hook p1 says no")}
     theirs = Setup(tmp_path / "codex", dict(behaviour))
     setups(theirs, name)
     # an async hook is not waited for: Codex ends the session (and its detached hooks) when
@@ -136,5 +146,7 @@ def test_where_hooks_come_from_as_codex(tmp_path: Path, version: str, name: str)
         commands = [c["stdin"]["tool_input"]["command"] for c in theirs.calls()]
         assert "pwd" in commands, commands
         return
-    assert codex_said == [BLOCKED.format("admin says no")] == [result.reason]
-    assert [c["name"] for c in theirs.calls()] == [c["name"] for c in mine.calls()] == ["m1"]
+    assert codex_said == [BLOCKED.format("hook m1 says no")] == [result.reason]
+    names = ["m1", "p1"] if name == "user-before-project" else ["m1"]
+    assert sorted(c["name"] for c in theirs.calls()) == sorted(c["name"] for c in mine.calls()) \
+        == names
