@@ -4,8 +4,9 @@ The hash is sha256 over the canonical JSON of the handler's identity (event, mat
 timeout, async, statusMessage when given), as Codex 0.169/0.171 compute it (it matched
 `hooks/list` `currentHash` in 340 of 340 trial checks, and 4 of 4 with async and
 statusMessage). The state lives in the user's `$CODEX_HOME/config.toml` under
-`[hooks.state."<declaring file>:<event>:<group>:<handler>"]`; given with `-c`, or in a
-project's own config.toml, it is ignored (observed).
+`[hooks.state."<declaring file>:<event>:<group>:<handler>"]`; in a project's own
+config.toml it is ignored (observed), and in the admin's (Codex's source reads only the user's
+layers and its session flags, which ShellGate's runs do not have).
 """
 
 from __future__ import annotations
