@@ -39,8 +39,8 @@ class WhoAnswers:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "hooks": [{"event": h.event, "source": h.source, "path": h.path,
-                       "matcher": h.matcher, "command": h.command, "timeout": h.timeout}
-                      for h in self.hooks.hooks if h.matches()],
+                       "matcher": h.matcher, "command": h.command, "timeout": h.timeout,
+                       "async": h.is_async} for h in self.hooks.hooks if h.matches()],
             "skipped_hooks": [{"event": s.hook.event, "source": s.hook.source,
                                "path": s.hook.path, "command": s.hook.command, "why": s.why}
                               for s in self.hooks.skipped],
@@ -67,7 +67,8 @@ class WhoAnswers:
         if not matching:
             lines.append("  hooks: none Codex would run for this command")
         for h in matching:
-            lines.append(f"  hook {h.event} ({h.source}, {h.path}): `{h.command}`")
+            detached = " (async: its answer is ignored)" if h.is_async else ""
+            lines.append(f"  hook {h.event} ({h.source}, {h.path}): `{h.command}`{detached}")
         for s in self.hooks.skipped:
             lines.append(f"  skipped hook {s.hook.event} ({s.hook.source}, {s.hook.path}): "
                          f"`{s.hook.command}`: {s.why}")  # fmt: skip
@@ -133,7 +134,9 @@ def explain_answerers(
     """The explanation of `target` (`chain` explains one command) and who answers. With
     `run`, the PreToolUse hooks run first: a rewrite is explained instead (Codex judges the
     new command), and a question goes to the PermissionRequest hooks."""
-    hooks = discover(config.codex_home, config.requirements)
+    projects = tuple(f.folder / ".codex" for f in config.trust.folders if f.trusted)
+    hooks = discover(config.codex_home, config.requirements, system_dir=config.system_dir,
+                     projects=projects)  # fmt: skip
     review = review_config(config.config_files, config.requirements,
                            approve_for_me=approve_for_me)  # fmt: skip
     who = WhoAnswers(hooks, person=context.approval_policy.kind is not ApprovalPolicyKind.NEVER,

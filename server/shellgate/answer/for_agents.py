@@ -1,8 +1,8 @@
 """The admin's Codex hooks for another agent's command (Claude Code, Gemini CLI, Copilot CLI,
 VS Code's agent) through ShellGate's hook: one admin policy governs every agent. Only the
-managed hooks of `/etc/codex/requirements.toml` run here (no trust needed, as in Codex); the
-user's own Codex hooks stay Codex's. For Codex itself ShellGate's hook does nothing of this:
-Codex runs its hooks itself.
+admin's hooks run here (`/etc/codex/requirements.toml` `[hooks]`, then `/etc/codex/hooks.json`
+and `config.toml`; no trust needed, as in Codex); the user's own Codex hooks stay Codex's.
+For Codex itself ShellGate's hook does nothing of this: Codex runs its hooks itself.
 
 Synchronous: a hook process answers the agent once and exits.
 """
@@ -31,11 +31,13 @@ def admin_hooks(
     session_id: str | None, model: str, env: Mapping[str, str] | None = None,
     system_dir: str = SYSTEM_FOLDER, transcript_path: str | None = None,
 ) -> SessionHooks | None:  # fmt: skip
-    """The admin's Codex hooks, None when there are none (the common case costs one stat).
-    Raises RequirementsError for a requirements.toml Codex refuses."""
-    if not os.path.exists(os.path.join(system_dir, "requirements.toml")):
+    """The admin's Codex hooks (requirements.toml's, the system folder's hooks.json and
+    config.toml's), None when there are none (the common case costs three stats). Raises
+    RequirementsError or ConfigError for a file Codex (or ShellGate) refuses."""
+    files = ("requirements.toml", "hooks.json", "config.toml")
+    if not any(os.path.exists(os.path.join(system_dir, f)) for f in files):
         return None
-    found: HookSet = managed_only(load_requirements(Path(system_dir)))
+    found: HookSet = managed_only(load_requirements(Path(system_dir)), Path(system_dir))
     if not found:
         return None
     hooks = SessionHooks(found, codex_home_folder(env), model=model, env=env,

@@ -9,6 +9,8 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +64,35 @@ async def run_all(
 ) -> tuple[Finished, ...]:
     """Every hook at once; the results in declared order (not finishing order)."""
     return tuple(await asyncio.gather(*(run_hook(h, event, cwd, env) for h in hooks)))
+
+
+def detach(
+    hooks: Sequence[CodexHook], event: Mapping[str, object], cwd: str, env: Mapping[str, str]
+) -> None:
+    """`async = true` hooks: started with the event on stdin and left to run; a daemon thread
+    kills each one's process group at its timeout. Output is discarded: Codex queues an async
+    hook's context for the next user turn and ignores its decisions."""
+    data = json.dumps(event, ensure_ascii=False).encode()
+    for hook in hooks:
+        try:
+            proc = subprocess.Popen(["/bin/sh", "-c", hook.command], cwd=cwd, env=dict(env),
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+        except OSError:
+            continue  # Codex logs it and goes on: an async hook cannot change the outcome
+        threading.Thread(target=_feed_and_reap, args=(proc, data, hook.timeout),
+                         daemon=True).start()  # fmt: skip
+
+
+def _feed_and_reap(proc: subprocess.Popen[bytes], data: bytes, timeout: int) -> None:
+    try:
+        proc.communicate(data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    except OSError:  # it exited before reading its stdin
+        proc.wait()
 
 
 def _text(raw: bytes) -> str:

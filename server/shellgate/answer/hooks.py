@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from shellgate.answer.codex_hooks import HookSet
 from shellgate.answer.hook_answers import combine_permission, combine_post, combine_pre
-from shellgate.answer.hook_process import run_all
+from shellgate.answer.hook_process import detach, run_all
 from shellgate.approval.answerers import (
     After,
     Answered,
@@ -54,21 +54,29 @@ class SessionHooks:
         env["CODEX_HOME"] = self.codex_home  # the only CODEX* variable Codex passes (spec §2)
         return env
 
+    def _detach(self, name: str, event: dict[str, object], cwd: str) -> None:
+        """The event's `async = true` hooks: started, never waited for (Codex ignores their
+        answers)."""
+        if found := self.hooks.detached(name):
+            detach(found, event, cwd, self._env())
+
     async def pre_tool_use(self, command: str, cwd: str, call_id: str) -> Before:
+        event = self.event("PreToolUse", command, cwd, tool_use_id=call_id)
+        self._detach("PreToolUse", event, cwd)
         hooks = self.hooks.for_event("PreToolUse")
         if not hooks:
             return Before()
-        event = self.event("PreToolUse", command, cwd, tool_use_id=call_id)
         found = combine_pre(await run_all(hooks, event, cwd, self._env()))
         self.notes.extend(found.runs)
         return found
 
     async def post_tool_use(self, command: str, cwd: str, call_id: str, output: str) -> After:
+        event = self.event("PostToolUse", command, cwd, tool_response=output,
+                           tool_use_id=call_id)  # fmt: skip
+        self._detach("PostToolUse", event, cwd)
         hooks = self.hooks.for_event("PostToolUse")
         if not hooks:
             return After()
-        event = self.event("PostToolUse", command, cwd, tool_response=output,
-                           tool_use_id=call_id)  # fmt: skip
         found = combine_post(await run_all(hooks, event, cwd, self._env()))
         self.notes.extend(found.runs)
         return found
@@ -76,14 +84,17 @@ class SessionHooks:
     async def answer(self, request: ApprovalRequest) -> Answered | ToPerson | None:
         """PermissionRequest: allow (as the person's "yes" once), deny with its message, or
         nothing (the next answerer). A failed hook: only the person answers."""
-        hooks = self.hooks.for_event("PermissionRequest")
-        if not hooks or request.kind is RequestKind.PATCH:
+        if request.kind is RequestKind.PATCH:
             return None
         tool_input: dict[str, object] = {"command": shell_script(request.command)}
         if request.justification:
             tool_input["description"] = request.justification
         event = self.event("PermissionRequest", shell_script(request.command), request.cwd)
         event["tool_input"] = tool_input
+        self._detach("PermissionRequest", event, request.cwd)
+        hooks = self.hooks.for_event("PermissionRequest")
+        if not hooks:
+            return None
         found = combine_permission(await run_all(hooks, event, request.cwd, self._env()))
         self.notes.extend(found.runs)
         if found.deny is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from shellgate.answer.codex_hooks import HookSet, discover
+from shellgate.answer.codex_hooks import HookSet, discover, project_dirs
 from shellgate.answer.hooks import SessionHooks
 from shellgate.answer.review_client import Provider
 from shellgate.answer.review_config import ReviewConfig, review_config
@@ -28,10 +28,15 @@ from shellgate.codexconfig.trust import ConfigError
 def session_hooks(
     codex_home: Path, requirements: Requirements | None, *, approval: ApprovalPolicy,
     model: str = "shellgate", env: Mapping[str, str] | None = None,
-    transcript_path: str | None = None,
+    transcript_path: str | None = None, system_dir: Path | None = None, cwd: str | None = None,
+    project: str | None = None,
 ) -> SessionHooks | None:  # fmt: skip
-    """The session's Codex hooks, None when Codex would run none."""
-    found: HookSet = discover(codex_home, requirements)
+    """The session's Codex hooks, None when Codex would run none. `cwd`: the session's folder,
+    whose trusted project's `.codex` hooks run too (`project`: `--project DIR` instead)."""
+    chosen = Path(project) if project else None
+    projects = project_dirs(Path(cwd), codex_home, chosen) if cwd else ()
+    found: HookSet = discover(codex_home, requirements, projects=projects,
+                              system_dir=Path(SYSTEM_FOLDER) if system_dir is None else system_dir)
     if not found:
         return None
     return SessionHooks(found, str(codex_home), model=model, env=env,
@@ -66,13 +71,16 @@ def answer_stage(
     person: Approver, *, codex_home: Path, approval: ApprovalPolicy,
     system_dir: Path | None = None, reviewer: Answerer | None = None, model: str = "shellgate",
     env: Mapping[str, str] | None = None, transcript_path: str | None = None,
+    cwd: str | None = None, project: str | None = None,
 ) -> AnswerStage:  # fmt: skip
     """Codex's order: PermissionRequest hooks, then the reviewer, then `person`. Raises
     RequirementsError or ConfigError where Codex would not start (the caller has usually
     reported those already, loading the rules)."""
-    requirements = load_requirements(Path(SYSTEM_FOLDER) if system_dir is None else system_dir)
+    system = Path(SYSTEM_FOLDER) if system_dir is None else system_dir
+    requirements = load_requirements(system)
     hooks = session_hooks(codex_home, requirements, approval=approval, model=model, env=env,
-                          transcript_path=transcript_path)  # fmt: skip
+                          transcript_path=transcript_path, system_dir=system, cwd=cwd,
+                          project=project)  # fmt: skip
     answerers: list[Answerer] = []
     if hooks is not None:
         answerers.append(hooks)

@@ -258,7 +258,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         ExecContext(approval_policy=limits.approval_policy, sandbox=limits.sandbox,
                     fs_policy_has_denied_reads=bool(limits.deny_read)),
         codex_home=str(codex_home), approval_timeout=args.approval_timeout, asker="the agent",
-        answerers=answer_stage(approver, codex_home=codex_home,
+        answerers=answer_stage(approver, codex_home=codex_home, cwd=cwd, project=args.project,
                                approval=limits.approval_policy, model=model, reviewer=reviewer),
         originator="agent")
     client = make_model_client(config)

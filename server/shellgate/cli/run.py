@@ -169,7 +169,7 @@ def main(argv: list[str]) -> int:
         reviewer = reviewer_for(review, session.approval_policy,
                                 transcript=lambda: typed_command(script))  # fmt: skip
         stage = answer_stage(person, codex_home=codex_home, approval=session.approval_policy,
-                             reviewer=reviewer)  # fmt: skip
+                             reviewer=reviewer, cwd=cwd, project=args.project)  # fmt: skip
     except RulesError as exc:
         print(f"{PROG}: {exc}; nothing ran", file=sys.stderr)
         return EXIT_RULES_ERROR

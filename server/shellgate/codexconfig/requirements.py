@@ -15,15 +15,20 @@ an unknown key in a rule or pattern token, is a warning in Codex's words, not an
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from shellgate.codexconfig.managed_hooks import HOOK_EVENTS as HOOK_EVENTS
+from shellgate.codexconfig.managed_hooks import HookCommand as HookCommand
+from shellgate.codexconfig.managed_hooks import HookGroup as HookGroup
+from shellgate.codexconfig.managed_hooks import ManagedHooks, parse_hooks
+from shellgate.codexconfig.serde_reader import Reader, as_table, invalid, string, strings, variants
+from shellgate.codexconfig.serde_reader import RequirementsError as RequirementsError
 from shellgate.codexconfig.tomlpos import Path as KeyPath
-from shellgate.codexconfig.tomlpos import Position, locate, positions, toml_error_position
+from shellgate.codexconfig.tomlpos import toml_error_position
 from shellgate.rules.decision import Decision
-from shellgate.rules.errors import RulesError
 from shellgate.rules.rule import PrefixRule
 from shellgate.rules.source import SourceSpan
 
@@ -61,11 +66,6 @@ _RULE_KEYS = frozenset({"pattern", "decision", "justification", "canonical_match
 _TOKEN_KEYS = frozenset({"token", "any_of"})
 
 
-class RequirementsError(RulesError):
-    """requirements.toml is not what Codex accepts: Codex does not start, and neither does
-    any ShellGate entry point (a hook blocks with this message)."""
-
-
 @dataclass(frozen=True)
 class ManagedRule:
     """One `prefix_rules` entry: alternatives per position, an admin's decision."""
@@ -83,36 +83,6 @@ class ManagedRule:
         """What the rules engine weighs: prompt-user asks, as prompt does (its difference is
         who may answer: see `resolve`)."""
         return Decision.FORBIDDEN if self.decision == "forbidden" else Decision.PROMPT
-
-
-@dataclass(frozen=True)
-class HookCommand:
-    command: str
-    timeout: int | None = None
-
-
-@dataclass(frozen=True)
-class HookGroup:
-    """One `[[hooks.PreToolUse]]` group: its matcher (None: every tool) and its commands."""
-
-    matcher: str | None
-    hooks: tuple[HookCommand, ...]
-
-
-HOOK_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse")
-
-
-@dataclass(frozen=True)
-class ManagedHooks:
-    managed_dir: str | None
-    pre_tool_use: tuple[HookGroup, ...]
-    permission_request: tuple[HookGroup, ...] = ()
-    post_tool_use: tuple[HookGroup, ...] = ()
-
-    def groups(self, event: str) -> tuple[HookGroup, ...]:
-        """The groups of one of HOOK_EVENTS, in the file's order."""
-        return {"PreToolUse": self.pre_tool_use, "PermissionRequest": self.permission_request,
-                "PostToolUse": self.post_tool_use}[event]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -166,89 +136,6 @@ class Requirements:
         return "\n".join([head, *lines])
 
 
-class _Reader:
-    def __init__(self, text: str, path: str) -> None:
-        self.path = path
-        self.found = positions(text)
-
-    def at(self, keys: KeyPath) -> Position:
-        return locate(self.found, keys)
-
-    def fail(self, message: str, keys: KeyPath, *, code: str) -> RequirementsError:
-        line, column = self.at(keys)
-        return RequirementsError(message, path=self.path, line=line, column=column, code=code)
-
-    def type_error(self, message: str, keys: KeyPath) -> RequirementsError:
-        """serde's error, as Codex prints it: the key path without array indexes."""
-        dotted = ".".join(k for k in keys if isinstance(k, str))
-        return self.fail(
-            f"failed to parse requirements layer {self.path}: {message}\nin `{dotted}`", keys,
-            code="requirements-type",
-        )  # fmt: skip
-
-    def rules_error(self, message: str, keys: KeyPath) -> RequirementsError:
-        return self.fail(
-            f"invalid rules in requirements (set by {self.path}): {message}", keys,
-            code="requirements-rules",
-        )  # fmt: skip
-
-
-def _unexpected(value: object) -> str:
-    """serde's `Unexpected` for a TOML value."""
-    if isinstance(value, bool):
-        return f"boolean `{str(value).lower()}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{value}`"
-    if isinstance(value, str):
-        return "string " + _debug(value)
-    if isinstance(value, list):
-        return "sequence"
-    if isinstance(value, dict):
-        return "map"
-    return "string " + _debug(str(value))  # dates: toml-rs hands them over as strings
-
-
-def _debug(text: str) -> str:
-    """Rust's `{:?}` of a str (the common escapes)."""
-    out = text.replace("\\", "\\\\").replace('"', '\\"')
-    out = out.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-    return f'"{out}"'
-
-
-def _invalid(value: object, expected: str) -> str:
-    return f"invalid type: {_unexpected(value)}, expected {expected}"
-
-
-def _string(r: _Reader, value: object, keys: KeyPath, hooks: bool = False) -> str:
-    if not isinstance(value, str):
-        raise r.type_error(_invalid(value, "a string"), keys[:1] if hooks else keys)
-    return value
-
-
-def _strings(r: _Reader, value: object, keys: KeyPath) -> list[str]:
-    if not isinstance(value, list):
-        raise r.type_error(_invalid(value, "a sequence"), keys)
-    return [_string(r, v, (*keys, i)) for i, v in enumerate(value)]
-
-
-def _variants(r: _Reader, value: object, keys: KeyPath, allowed: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for i, item in enumerate(_strings(r, value, keys)):
-        if item not in allowed:
-            choices = ", ".join(f"`{a}`" for a in allowed)
-            raise r.type_error(f"unknown variant `{item}`, expected one of {choices}", (*keys, i))
-        out.append(item)
-    return out
-
-
-def _table(r: _Reader, value: object, keys: KeyPath, struct: str) -> Mapping[str, object]:
-    if not isinstance(value, dict):
-        raise r.type_error(_invalid(value, f"struct {struct}"), keys)
-    return value
-
-
 def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
     """requirements.toml's text, typed. `base` resolves relative deny_read paths (the system
     folder). Raises RequirementsError with Codex's message and the key's position."""
@@ -263,7 +150,7 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
             f"failed to parse requirements layer {path}: TOML parse error: {message}",
             path=path, line=line, column=column, code="requirements-parse",
         ) from None  # fmt: skip
-    r = _Reader(text, path)
+    r = Reader(text, path)
     warnings: list[RequirementsWarning] = []
 
     def ignored(keys: KeyPath) -> None:
@@ -283,26 +170,26 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
         elif key == "rules":
             rules_raw = _rules_tables(r, value, ignored)
         elif key == "allowed_approval_policies":
-            approval = _variants(r, value, (key,), APPROVAL_POLICIES)
+            approval = variants(r, value, (key,), APPROVAL_POLICIES)
             if "granular" in approval:  # a newtype variant: it needs its flags
                 raise r.type_error(
                     "invalid type: unit variant, expected newtype variant",
                     (key, approval.index("granular")),
                 )  # fmt: skip
         elif key == "allowed_sandbox_modes":
-            sandbox = _variants(r, value, (key,), SANDBOX_MODES)
+            sandbox = variants(r, value, (key,), SANDBOX_MODES)
         elif key == "permissions":
             deny = _deny_read(r, value, base)
         elif key == "hooks":
-            hooks = _hooks(r, value)
+            hooks = parse_hooks(r, value)
         elif key == "allow_managed_hooks_only":
             if not isinstance(value, bool):
-                raise r.type_error(_invalid(value, "a boolean"), (key,))
+                raise r.type_error(invalid(value, "a boolean"), (key,))
             managed_only = value
         elif key == "allowed_approvals_reviewers":
-            reviewers = _variants(r, value, (key,), REVIEWERS)
+            reviewers = variants(r, value, (key,), REVIEWERS)
         elif key in ("guardian_policy_config", "guardian_extra_policy"):
-            guardian[key] = _string(r, value, (key,))
+            guardian[key] = string(r, value, (key,))
     rules = _check_rules(r, rules_raw) if rules_raw is not None else ()
     for name, chosen in (("allowed_approval_policies", approval),
                          ("allowed_sandbox_modes", sandbox)):  # fmt: skip
@@ -324,11 +211,11 @@ def parse_requirements(text: str, path: str, *, base: Path) -> Requirements:
 
 
 def _rules_tables(
-    r: _Reader, value: object, ignored: object
+    r: Reader, value: object, ignored: object
 ) -> list[tuple[int, Mapping[str, object]]]:
     """Deserialisation of `[rules]` (types only; Codex checks the content afterwards)."""
     assert callable(ignored)
-    table = _table(r, value, ("rules",), "RequirementsExecPolicyToml")
+    table = as_table(r, value, ("rules",), "RequirementsExecPolicyToml")
     for key in table:
         if key != "prefix_rules":
             ignored(("rules", key))
@@ -337,39 +224,39 @@ def _rules_tables(
     raw = table["prefix_rules"]
     keys: KeyPath = ("rules", "prefix_rules")
     if not isinstance(raw, list):
-        raise r.type_error(_invalid(raw, "a sequence"), keys)
+        raise r.type_error(invalid(raw, "a sequence"), keys)
     out: list[tuple[int, Mapping[str, object]]] = []
     for i, rule in enumerate(raw):
         rk = (*keys, i)
-        rule = _table(r, rule, rk, "RequirementsExecPolicyPrefixRuleToml")
+        rule = as_table(r, rule, rk, "RequirementsExecPolicyPrefixRuleToml")
         for key, v in rule.items():
             if key not in _RULE_KEYS:
                 ignored((*rk, key))
             elif key == "pattern":
                 if not isinstance(v, list):
-                    raise r.type_error(_invalid(v, "a sequence"), (*rk, key))
+                    raise r.type_error(invalid(v, "a sequence"), (*rk, key))
                 for j, token in enumerate(v):
                     tk = (*rk, key, j)
-                    token = _table(r, token, tk, "RequirementsExecPolicyPatternTokenToml")
+                    token = as_table(r, token, tk, "RequirementsExecPolicyPatternTokenToml")
                     for tkey, tv in token.items():
                         if tkey not in _TOKEN_KEYS:
                             ignored((*tk, tkey))
                         elif tkey == "token":
-                            _string(r, tv, (*tk, tkey))
+                            string(r, tv, (*tk, tkey))
                         else:
-                            _strings(r, tv, (*tk, tkey))
+                            strings(r, tv, (*tk, tkey))
             elif key == "decision":
                 if not isinstance(v, str):
-                    raise r.type_error(_invalid(v, "a string"), (*rk, key))
+                    raise r.type_error(invalid(v, "a string"), (*rk, key))
                 if v not in _DECISIONS:
                     choices = ", ".join(f"`{d}`" for d in _DECISIONS)
                     raise r.type_error(
                         f"unknown variant `{v}`, expected one of {choices}", (*rk, key)
                     )
             elif key == "justification":
-                _string(r, v, (*rk, key))
+                string(r, v, (*rk, key))
             elif not isinstance(v, bool):
-                raise r.type_error(_invalid(v, "a boolean"), (*rk, key))
+                raise r.type_error(invalid(v, "a boolean"), (*rk, key))
         if "pattern" not in rule:
             raise r.type_error("missing field `pattern`", rk)
         out.append((i, rule))
@@ -377,7 +264,7 @@ def _rules_tables(
 
 
 def _check_rules(
-    r: _Reader, raw: list[tuple[int, Mapping[str, object]]]
+    r: Reader, raw: list[tuple[int, Mapping[str, object]]]
 ) -> tuple[ManagedRule, ...]:
     """Codex's `to_policy` checks, in its order."""
     if not raw:
@@ -432,53 +319,16 @@ def _token_fault(token: Mapping[str, object]) -> str | None:
     return "set either token or any_of"
 
 
-def _deny_read(r: _Reader, value: object, base: Path) -> list[str]:
-    table = _table(r, value, ("permissions",), "PermissionsRequirementsToml")
+def _deny_read(r: Reader, value: object, base: Path) -> list[str]:
+    table = as_table(r, value, ("permissions",), "PermissionsRequirementsToml")
     fs = table.get("filesystem")
     if fs is None:
         return []
-    fs = _table(r, fs, ("permissions", "filesystem"), "RawFilesystemRequirementsToml")
+    fs = as_table(r, fs, ("permissions", "filesystem"), "RawFilesystemRequirementsToml")
     if "deny_read" not in fs:
         return []
-    raw = _strings(r, fs["deny_read"], ("permissions", "filesystem", "deny_read"))
+    raw = strings(r, fs["deny_read"], ("permissions", "filesystem", "deny_read"))
     return [p if os.path.isabs(p) else os.path.normpath(base / p) for p in raw]
-
-
-def _hooks(r: _Reader, value: object) -> ManagedHooks:
-    """`[hooks]`: serde reports every fault inside as `in hooks` (a flattened map)."""
-    table = _table(r, value, ("hooks",), "ManagedHooksRequirementsToml")
-    managed_dir = table.get("managed_dir")
-    if managed_dir is not None:
-        _string(r, managed_dir, ("hooks", "managed_dir"), hooks=True)
-    events = [_hook_groups(r, table.get(event, []), event) for event in HOOK_EVENTS]
-    return ManagedHooks(managed_dir if isinstance(managed_dir, str) else None, *events)
-
-
-def _hook_groups(r: _Reader, raw_groups: object, event: str) -> tuple[HookGroup, ...]:
-    groups: list[HookGroup] = []
-    if not isinstance(raw_groups, list):
-        raise r.type_error(_invalid(raw_groups, "a sequence"), ("hooks",))
-    for i, group in enumerate(raw_groups):
-        gk: KeyPath = ("hooks", event, i)
-        if not isinstance(group, dict):
-            raise r.type_error(_invalid(group, "a map"), ("hooks",))
-        matcher = group.get("matcher")
-        if matcher is not None:
-            _string(r, matcher, (*gk, "matcher"), hooks=True)
-        commands: list[HookCommand] = []
-        raw_hooks = group.get("hooks", [])
-        if not isinstance(raw_hooks, list):
-            raise r.type_error(_invalid(raw_hooks, "a sequence"), ("hooks",))
-        for hook in raw_hooks:
-            if not isinstance(hook, dict):
-                raise r.type_error(_invalid(hook, "a map"), ("hooks",))
-            command = _string(r, hook.get("command"), ("hooks",), hooks=True)
-            timeout = hook.get("timeout")
-            if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int)):
-                raise r.type_error(_invalid(timeout, "u64"), ("hooks",))
-            commands.append(HookCommand(command, timeout))
-        groups.append(HookGroup(matcher, tuple(commands)))
-    return tuple(groups)
 
 
 REQUIREMENTS_FILE = "requirements.toml"

@@ -28,7 +28,9 @@ from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
-ADMIN_REQUIREMENTS = SYSTEM_FOLDER + "/requirements.toml"  # the admin's Codex hooks live there
+# the admin's Codex hooks live there: requirements.toml [hooks], hooks.json, config.toml
+ADMIN_FILES = tuple(f"{SYSTEM_FOLDER}/{f}" for f in ("requirements.toml", "hooks.json",
+                                                     "config.toml"))  # fmt: skip
 SANDBOXES = ("read-only", "workspace-write")
 NO_SANDBOX = "danger-full-access"  # no rewrite: what no rule allows is asked
 
@@ -132,6 +134,9 @@ def _answered(
     a command needing approval goes to the admin's PermissionRequest hooks, then the editor,
     else the fallback."""
     admin = _admin_hooks(request, agent_name)
+    if isinstance(admin, str):  # a broken admin hooks file: nothing runs on a half-read policy
+        seam.trail.update(answerer="hook", hook_event="PreToolUse")
+        return Resolution(Verdict.BLOCK, admin)
     if admin is None:
         return _resolve(request, options, agent_name, None, transcript=transcript)
     # deferred: the answerers (~5 ms) only on a machine whose admin declared Codex hooks
@@ -151,14 +156,11 @@ def _answered(
 
 
 def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
-    """The admin's Codex hooks (`answer.for_agents`), None without any: one read of a small
-    file; TOML is parsed only when it mentions hooks (the remembered-decision path stays fast
-    on a machine whose admin tier has none)."""
-    try:
-        with open(ADMIN_REQUIREMENTS, "rb") as f:
-            if b"hooks" not in f.read():
-                return None
-    except OSError:
+    """The admin's Codex hooks (`answer.for_agents`), None without any, or why they do not
+    load (a str): a read of each small file that exists; TOML is parsed only when one
+    mentions hooks (the remembered-decision path stays fast on a machine whose admin tier has
+    none)."""
+    if not any(_mentions_hooks(path) for path in ADMIN_FILES):
         return None
     # deferred: the answerers (~5 ms) only on a machine with an admin tier
     from shellgate.answer.for_agents import admin_hooks
@@ -166,8 +168,17 @@ def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
 
     try:
         return admin_hooks(request.session_id, agent_name)
-    except RulesError:  # a requirements.toml Codex refuses: the chain refuses every command
-        return None
+    except RulesError as err:  # Codex would not start (requirements.toml), or ShellGate
+        # cannot read the admin's hooks file: every command is refused, saying why
+        return f"the admin's Codex hooks do not load, so nothing runs: {err}"
+
+
+def _mentions_hooks(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return path.endswith(".json") or b"hooks" in f.read()
+    except OSError:
+        return False
 
 
 def shlex_join(words: tuple[str, ...]) -> str:

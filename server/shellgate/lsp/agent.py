@@ -223,6 +223,7 @@ def register(server: ShellGateServer) -> None:
         if thread.reviewer is not None:
             thread.reviewer.new_turn()  # the circuit breaker counts denials in a turn
         stage = answer_stage(thread.approver, codex_home=Path(thread.codex_home),
+                             cwd=thread.session.cwd,
                              approval=thread.context.approval_policy,
                              reviewer=thread.reviewer)  # fmt: skip
         return OrchestratedRunner(

@@ -110,7 +110,7 @@ def register(server: ShellGateServer) -> None:
         try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
             reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy,
                                     on_verdict=to_history(ls, "editor"))  # fmt: skip
-            stage = answer_stage(person, codex_home=Path(home),
+            stage = answer_stage(person, codex_home=Path(home), cwd=cwd,
                                  approval=context.approval_policy, reviewer=reviewer)  # fmt: skip
         except RulesError as err:
             return {"status": "forbidden", "exitCode": None, "stdout": "", "stderr": "",

@@ -96,7 +96,7 @@ class McpSession:
                                              session_id=self.session_id,
                                              on_verdict=self._tell_editor)  # fmt: skip
                 self._reviewer_read = True
-            stage = answer_stage(approver, codex_home=self.codex_home,
+            stage = answer_stage(approver, codex_home=self.codex_home, cwd=self.workspace,
                                  approval=context.approval_policy,
                                  reviewer=self.reviewer)  # fmt: skip
         except RulesError as exc:
