@@ -36,30 +36,43 @@ def wrapped(turn: Any, home: Home, cli: Path, script: list[dict[str, Any]]) -> d
     return turn(home, shim, script, SG_PORT="{PORT}")  # type: ignore[no-any-return]
 
 
-VERDICTS = [
-    ('{"outcome": "allow", "risk_level": "low"}', True, None),
-    ('{"outcome": "deny", "rationale": "not asked for"}', False,
-     "This action was rejected due to unacceptable risk.\nReason: not asked for"),
-    ("no json at all", False, "guardian assessment was not valid JSON"),
-]  # fmt: skip
+ALLOW = {"text": '{"outcome": "allow", "risk_level": "low"}'}
+# The reviewer's script (Codex's tries: 3 answers; HTTP retries; a dropped stream retried), what
+# ran, and the first line the model reads. The slow one has a deadline of 1.5 s (`[auto_review]
+# timeout_ms`), and is refused on time.
+VERDICTS = {
+    "allows": ([ALLOW], True, None),
+    "denies": ([{"text": '{"outcome": "deny", "rationale": "not asked for"}'}], False,
+               "This action was rejected due to unacceptable risk.\nReason: not asked for"),
+    "garbage": ([{"text": "no json at all"}] * 3, False,
+                "guardian assessment was not valid JSON"),
+    "errs": ([{"status": 500, "body": "reviewer exploded"}] * 12, False,
+             "Automatic approval review failed: We\u2019re currently experiencing high demand"),
+    "drops": ([{"cut": True}] * 4, False,
+              "Automatic approval review failed: stream disconnected before completion"),
+    "slow": ([{"delay_ms": 4000, **ALLOW}], False,
+             "The automatic permission approval review did not finish"),
+}  # fmt: skip
 
 
-@pytest.mark.parametrize("answer,ran,told", VERDICTS)
-def test_claude_code_s_question_goes_to_the_reviewer(home: Home, answer: str, ran: bool,
-                                                     told: str | None) -> None:
+@pytest.mark.parametrize("name", sorted(VERDICTS))
+def test_claude_code_s_question_goes_to_the_reviewer(home: Home, name: str) -> None:
+    steps, ran, told = VERDICTS[name]
     claude = realtools.claude()
     home.install("claude-code")
     reviewed_home(home)
-    steps = [{"text": answer}] * (1 if ran or told is None or "JSON" not in told else 3)
+    if name == "slow":
+        with (home.codex_home / "config.toml").open("a") as config:
+            config.write("[auto_review]\ntimeout_ms = 1500\n")
     script = [bash("touch made"), *steps, {"text": "fin"}]
     result = wrapped(claude_turn, home, claude, script)
     assert result["rc"] == 0, result["stderr"]
-    assert (home.ws / "made").exists() is ran
+    assert (home.ws / "made").exists() is ran  # a broken or slow reviewer never lets it run
     said = tool_results(result["requests"][-1])
     if told:
         assert any(told in t for t in said), said
     guardian = [r for r in result["log"] if "x-openai-subagent" in r.get("headers", [])]
-    assert guardian, "the reviewer was not asked"
+    assert len(guardian) == len(steps), "the reviewer was not asked as Codex asks it"
 
 
 def test_gemini_s_question_goes_to_the_reviewer(home: Home) -> None:
