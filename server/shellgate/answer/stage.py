@@ -42,7 +42,7 @@ def session_hooks(
 def reviewer_for(
     review: ReviewConfig | None, approval: ApprovalPolicy, *,
     transcript: Callable[[], Sequence[Entry]] = lambda: (), env: Mapping[str, str] | None = None,
-    session_id: str | None = None,
+    session_id: str | None = None, sandbox: str = "read-only",
 ) -> Reviewer | None:  # fmt: skip
     """The session's reviewer, when auto-review is on and the policy routes questions to it
     (on-request, granular); raises ConfigError when it is on and no model is configured."""
@@ -54,7 +54,8 @@ def reviewer_for(
             "`model_provider`) in Codex's config.toml", path="config.toml", code="config-type")
     policy = policy_text(review.user_policy, review.admin_policy, review.admin_extra)
     found = Reviewer(review.provider, policy, transcript, review.timeout_ms,
-                     env=dict(os.environ if env is None else env), read_only=read_only_look)
+                     env=dict(os.environ if env is None else env), read_only=read_only_look,
+                     sandbox=sandbox)
     if session_id:
         found.session_id = session_id
     return found

@@ -203,7 +203,8 @@ def register(server: ShellGateServer) -> None:
             review = configured_review(cwd, Path(home), provider=Provider(
                 config.model, config.model_url, config.wire_api.value, config.api_key_env))
             reviewer = reviewer_for(review, context.approval_policy,
-                                    transcript=lambda: from_history(session.history))
+                                    transcript=lambda: from_history(session.history),
+                                    sandbox=context.sandbox.value)
         except RulesError as exc:
             raise JsonRpcInvalidParams(f"{START}: {exc}") from None
         return _Thread(

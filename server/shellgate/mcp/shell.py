@@ -95,7 +95,8 @@ class McpSession:
             if not self._reviewer_read:
                 review = configured_review(self.workspace, self.codex_home)
                 self.reviewer = reviewer_for(review, context.approval_policy,
-                                             session_id=self.session_id)  # fmt: skip
+                                             session_id=self.session_id,
+                                             sandbox=context.sandbox.value)  # fmt: skip
                 self._reviewer_read = True
             stage = answer_stage(approver, codex_home=self.codex_home,
                                  approval=context.approval_policy,
