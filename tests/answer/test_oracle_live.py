@@ -272,9 +272,12 @@ def compare_review_row(case: dict[str, Any], p: Played, mine: dict[str, Any],
     theirs_ran = _padded(p.ran(), len(mine["ran"]))
     if mine["ran"] != theirs_ran:
         bad.append(f"ran: ShellGate {mine['ran']}, Codex {theirs_ran}")
+    guardian = [m["params"]["message"] for m in p.notes if m.get("method") == "guardianWarning"]
     for i, result in enumerate(mine["results"]):
-        if i < len(told) and not mine["ran"][i] and result.reason != told[i]:
-            bad.append(f"told {i}: ShellGate {result.reason!r}, Codex {told[i]!r}")
+        # past the model's last request: the line Codex ends the turn with (the breaker's)
+        theirs = told[i] if i < len(told) else guardian[-1] if guardian else None
+        if not mine["ran"][i] and result.reason != theirs:
+            bad.append(f"told {i}: ShellGate {result.reason!r}, Codex {theirs!r}")
     ours, theirs = mine["requests"], p.reviews()
     if len(ours) != len(theirs):
         bad.append(f"tries: ShellGate {len(ours)}, Codex {len(theirs)}")
