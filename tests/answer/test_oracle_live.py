@@ -43,7 +43,8 @@ from shellgate.exec.probe import probe_sandbox
 
 pytestmark = [
     pytest.mark.skipif(
-        subprocess.run(["unshare", "-rnm", "true"], capture_output=True).returncode != 0,
+        not shutil.which("unshare")
+        or subprocess.run(["unshare", "-rnm", "true"], capture_output=True).returncode != 0,
         reason="no user + network + mount namespaces here"),
     pytest.mark.timeout(600),
 ]  # fmt: skip
