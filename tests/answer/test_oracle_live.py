@@ -166,9 +166,7 @@ def compare_hook_row(case: dict[str, Any], p: Played, mine: dict[str, Any]) -> P
     theirs = codex_outcome(p)
     bad = [] if ours == theirs else [f"ShellGate {ours}, Codex {theirs}"]
     told = _unwrap(p.told()[0]) if p.told() else ""
-    if theirs in ("blocked", "rejected") and result.reason != told:
-        bad.append(f"told: ShellGate {result.reason!r}, Codex {told!r}")
-    if theirs == "forbidden" and told and told not in (result.reason or ""):
+    if not theirs.endswith("ran") and told and result.reason != told:
         bad.append(f"told: ShellGate {result.reason!r}, Codex {told!r}")
     if theirs.endswith("ran") and "model_reads" in case["codex"] and \
             result.for_model != _reads(p.told()[0]):
