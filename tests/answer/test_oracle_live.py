@@ -450,10 +450,12 @@ def verdicts(request: pytest.FixtureRequest) -> Iterator[dict[tuple[str, str], d
         mine = {r: v for (r, ver), v in out.items() if ver == version}
         fine = {r for r, v in mine.items() if v["compared"] and not v["codex"]
                 and not v["shellgate"]}  # fmt: skip
+        alone = sum(1 for v in mine.values() if not v["compared"])
         say(f"oracle Codex {version}: {len(mine)} rows played, "
               f"{len(fine - deliberate - known)} agreed, {len(fine & deliberate)} deliberately "
-              f"different, {len(fine & known)} known and open, {len(mine) - len(fine)} failing "
-              f"or not compared, {len(NOT_PLAYABLE)} not playable; {seconds:.0f} s for both "
+              f"different, {len(fine & known)} known and open, {len(mine) - len(fine) - alone} "
+              f"failing, {alone} skipped for ShellGate (no working sandbox here), "
+              f"{len(NOT_PLAYABLE)} not playable; {seconds:.0f} s for both "
               "versions and ShellGate; played twice: "
               + (", ".join(r for r, v in mine.items() if v.get("replayed")) or "none"))
     yield out
