@@ -103,7 +103,7 @@ def play_calls(
     results = []
     for command in [case["command"], *([case["again"]] if "again" in case else [])]:
         filled = _fill(command, outside) if outside else command
-        request = ExecRequest(("bash", "-lc", filled), str(s.ws), env=env,
+        request = ExecRequest(("/bin/bash", "-lc", filled), str(s.ws), env=env,
                               sandbox_permissions=perms, justification=escalate)
         results.append(asyncio.run(orch.run(request)))
     return results, person, s

@@ -17,7 +17,7 @@ import pytest
 from reviewenv import standin
 
 from shellgate.answer.review_client import Provider
-from shellgate.answer.review_request import Entry, policy_text
+from shellgate.answer.review_request import FOLLOW_UP_NOTE, Entry, policy_text
 from shellgate.answer.reviewer import Reviewer
 from shellgate.approval.answerers import AnsweredBy
 from shellgate.approval.question import ApprovalRequest, RequestKind
@@ -190,6 +190,42 @@ def test_failures_fail_closed_with_codex_s_tries_and_text(tmp_path: Path, name: 
         assert normalised(s.requests()[1]["body"], tmp_path / "ws", _.session_id)[4:] == [
             {**m, "texts": [t.replace("{WS}", str(tmp_path)) for t in m["texts"]]}
             for m in SCEN["esc_malformed"]["requests"][1][4:]]
+
+
+def _roles(request: dict[str, Any]) -> list[str]:
+    return [m["role"] for m in request["body"]["input"]]
+
+
+def test_retries_continue_the_conversation_as_codex(tmp_path: Path) -> None:
+    """As the live oracle found (test_oracle_live.py, esc_malformed and esc_500): a retry after
+    an answer adds the answer and the request, the note on prior reviews only the first time;
+    after a server error the next attempt adds the request alone (requests 4 and 8 of 12)."""
+    _, s, _ = review(tmp_path, FAILURES["malformed"][0], [Entry("user", "x")],
+                     [esc_request(tmp_path)])  # fmt: skip
+    last = s.requests()[-1]["body"]["input"]
+    assert [m["content"][0]["text"] for m in last].count(FOLLOW_UP_NOTE) == 1
+    assert _roles(s.requests()[-1])[4:] == ["assistant", "developer", "user", "assistant", "user"]
+    _, s, _ = review(tmp_path / "500", FAILURES["http500"][0], [Entry("user", "x")],
+                     [esc_request(tmp_path)])  # fmt: skip
+    lengths = [len(r["body"]["input"]) for r in s.requests()]
+    assert lengths == [4] * 4 + [5] * 4 + [6] * 4
+    assert _roles(s.requests()[-1])[4:] == ["user", "user"]
+
+
+def test_gpt5_and_a_workspace_write_session_as_codex_sends_them(tmp_path: Path) -> None:
+    """model_gpt55 and approve_for_me (live oracle): gpt-5's reasoning and verbosity; the
+    session's writable roots in the environment, as read entries."""
+    ws = tmp_path / "ws"
+    with standin(tmp_path / "standin", [{"json": {"outcome": "allow"}}]) as s:
+        r = Reviewer(Provider("gpt-5.5", s.base_url, "responses", None), DEFAULT_POLICY,
+                     lambda: [Entry("user", "x")], sandbox="workspace-write")  # fmt: skip
+        asyncio.run(r.answer(esc_request(ws)))
+        body = s.requests()[0]["body"]
+    assert body["reasoning"] == {"effort": "low"} and body["text"]["verbosity"] == "low"
+    env = body["input"][2]["content"][0]["text"]
+    assert (f'<entry access="read"><path>{ws}</path></entry><entry access="read"><special>'
+            ":slash_tmp</special></entry>") in env
+    assert f'<entry access="read"><path>{ws}/.git</path></entry>' in env
 
 
 def test_a_slow_review_times_out_with_one_request(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ Codex's config.toml (and the admin's requirements.toml) read by `review_config`,
 orchestrator with the rules given, the reviewer on the recipe's stand-in on 127.0.0.1 with the
 scenario's script, a person who would approve. Compared with what Codex did: who answered each
 call, whether it ran, how many requests the reviewer got (tries), and the text the model reads.
-Rows with `known` are disagreements still open: ShellGate's own answer is asserted, and the
-reason names what Codex does.
+Rows with `codex_only` (apply_patch) are Codex's alone: ShellGate's runs make no patch
+question; the live oracle (test_oracle_live.py) plays them through Codex with and without
+ShellGate as its hook.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ from shellgate.rules.policy import Policy
 CASES: list[dict[str, Any]] = json.loads(
     Path(__file__).with_name("reviewer_cases.json").read_text())
 SPEC_SCENARIOS = 47  # auto-review.md: "47 scenarios on both versions (identical)"
-PLAYED = [c for c in CASES if "known" not in c]
-KNOWN = [c for c in CASES if "known" in c]
+PLAYED = [c for c in CASES if "codex_only" not in c]
+# apply_patch: no patch question arises in ShellGate's runs (a shell tool only); test_oracle_live.py
+# shows Codex with ShellGate as its hook answering the patch as Codex alone does
+PATCH = [c for c in CASES if "codex_only" in c]
 
 
 def _approval(config: dict[str, Any], approve_for_me: bool) -> ApprovalPolicy:
@@ -53,7 +56,9 @@ def _approval(config: dict[str, Any], approve_for_me: bool) -> ApprovalPolicy:
     return ApprovalPolicy.parse(raw if isinstance(raw, str) else {"granular": raw["granular"]})
 
 
-def play(tmp_path: Path, case: dict[str, Any]) -> dict[str, Any]:
+def play(tmp_path: Path, case: dict[str, Any], told: list[str] | None = None) -> dict[str, Any]:
+    """The row through ShellGate; `told`: what the agent's model read of each call, for the
+    transcript the reviewer reads (the live oracle gives Codex's)."""
     home, etc, ws = tmp_path / "home", tmp_path / "etc", tmp_path / "ws"
     for d in (home, etc, ws):
         d.mkdir()
@@ -68,7 +73,9 @@ def play(tmp_path: Path, case: dict[str, Any]) -> dict[str, Any]:
         return {"stops": str(exc)}
     config = tomllib.loads(case["config"])
     approval = _approval(config, case.get("approve_for_me", False))
-    sandbox = SandboxMode(config.get("sandbox_mode", "read-only"))
+    # --approve-for-me runs in workspace-write, as Codex's does (and `shellgate run`'s default)
+    sandbox = SandboxMode(config.get("sandbox_mode", "workspace-write"
+                                     if case.get("approve_for_me") else "read-only"))
     policy = Policy()
     if case.get("rules"):
         (tmp_path / "r.rules").write_text(case["rules"])
@@ -79,7 +86,8 @@ def play(tmp_path: Path, case: dict[str, Any]) -> dict[str, Any]:
     with standin(tmp_path / "standin", case["review"]) as s:
         provider = Provider(case.get("model", "stand-in"), s.base_url, "responses", None)
         reviewer = reviewer_for(replace(found, provider=provider), approval,
-                                transcript=lambda: entries, env={})  # fmt: skip
+                                transcript=lambda: entries, env={},
+                                sandbox=sandbox.value)  # fmt: skip
         stage = answer_stage(person, codex_home=home, approval=approval, system_dir=etc,
                              reviewer=reviewer)  # fmt: skip
         orch = Orchestrator(policy, person, ExecContext(approval, sandbox),
@@ -89,7 +97,10 @@ def play(tmp_path: Path, case: dict[str, Any]) -> dict[str, Any]:
             escalate = call.get("escalate")
             perms = SandboxPermissions.REQUIRE_ESCALATED if escalate else \
                 SandboxPermissions.USE_DEFAULT
-            entries.append(Entry("tool_call", json.dumps({"cmd": call["command"]})))
+            args = {"cmd": call["command"]}  # the model's call, as Codex's transcript has it
+            if escalate:
+                args.update(sandbox_permissions="require_escalated", justification=escalate)
+            entries.append(Entry("tool_call", json.dumps(args)))
             result: ExecResult = asyncio.run(orch.run(ExecRequest(
                 ("/bin/bash", "-lc", call["command"]), str(ws), sandbox_permissions=perms,
                 justification=escalate, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})))
@@ -98,9 +109,12 @@ def play(tmp_path: Path, case: dict[str, Any]) -> dict[str, Any]:
                               else "nobody")  # fmt: skip
             out["ran"].append(result.status is Status.COMPLETED)
             out["results"].append(result)
+            if told is not None and len(told) > len(out["results"]) - 1:
+                entries.append(Entry("tool_result", told[len(out["results"]) - 1]))
             if result.status is Status.ABORTED:  # Codex interrupts the turn
                 break
         out["requests"] = s.requests()
+        out["session"] = reviewer.session_id if reviewer is not None else ""
     out["ws"] = ws
     return out
 
@@ -152,10 +166,11 @@ def test_review_scenario_as_codex(tmp_path: Path, case: dict[str, Any]) -> None:
         assert want["warning_has"] in (got["warning"] or "")
 
 
-@pytest.mark.parametrize("case", KNOWN, ids=[c["id"] for c in KNOWN])
-def test_known_open_patch_reviews(tmp_path: Path, case: dict[str, Any]) -> None:
-    """Codex reviews apply_patch (spec §3); ShellGate's reviewer leaves a patch to the person."""
-    assert case["known"].startswith("open:")
+@pytest.mark.parametrize("case", PATCH, ids=[c["id"] for c in PATCH])
+def test_a_patch_question_is_left_to_the_person(tmp_path: Path, case: dict[str, Any]) -> None:
+    """Codex reviews apply_patch (spec §3); should a PATCH question reach ShellGate's reviewer,
+    it leaves it to the person."""
+    assert case["codex_only"].startswith("agreed:")
     patch = case["calls"][0]["patch"]
     question = ApprovalRequest("q", RequestKind.PATCH, ("apply_patch", patch), str(tmp_path),
                                "edits outside the writable roots", ())  # fmt: skip
@@ -180,6 +195,6 @@ def test_every_spec_scenario_is_a_row(capsys: pytest.CaptureFixture[str]) -> Non
     different = [c for c in PLAYED if "shellgate" in c]
     count = {"specs": len(ids), "run": len(ids),
              "agreeing": len(PLAYED) - len(different), "deliberately different": len(different),
-             "known, open": len(KNOWN)}  # fmt: skip
+             "apply_patch (Codex's own, agreed live)": len(PATCH)}  # fmt: skip
     with capsys.disabled():
         print("\nauto-review.md scenarios: " + ", ".join(f"{k} {v}" for k, v in count.items()))

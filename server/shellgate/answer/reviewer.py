@@ -24,6 +24,7 @@ import httpx
 
 from shellgate.answer.review_client import Provider, ReviewHttpError, Turn, ask_model
 from shellgate.answer.review_request import (
+    FOLLOW_UP_NOTE,
     TEXT_FORMAT,
     TOOLS,
     Entry,
@@ -135,6 +136,7 @@ class Reviewer:
     env: Mapping[str, str] = field(default_factory=dict)
     read_only: ReadOnly | None = None
     client: httpx.AsyncClient | None = None
+    sandbox: str = "read-only"  # the session's sandbox mode (the environment it describes)
     history: list[dict[str, Any]] = field(default_factory=list)  # the conversation so far
     verdicts: list[tuple[ApprovalRequest, Verdict | None, str]] = field(default_factory=list)
     # told of every review as it is made (the editor's approval history lists it)
@@ -221,17 +223,15 @@ class Reviewer:
         entries = list(self.transcript())
         client = self.client or httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0),
                                                   trust_env=False)  # fmt: skip
-        resend = False  # a server error: the same conversation again
         try:
             for attempt in range(ATTEMPTS):
-                if not resend:
-                    self._extend(entries, request.cwd, action, reason)
-                resend = False
+                self._extend(entries, request.cwd, action, reason)
                 try:
                     text = await self._converse(client, request.cwd)
                 except ReviewHttpError as exc:
+                    # no answer: the next attempt adds the request again, without one (Codex)
+                    self._last_answer = None
                     if exc.retry_attempt and attempt + 1 < ATTEMPTS:
-                        resend = True
                         continue
                     return exc.message
                 self._last_answer = text
@@ -249,12 +249,14 @@ class Reviewer:
         """The first review's input, or what a later review (or a retry) adds to it."""
         if not self.history:
             self.history = first_review(self.policy, cwd, self.session_id, entries, action,
-                                        reason)  # fmt: skip
+                                        reason, self.sandbox)  # fmt: skip
         else:
             users = sum(e.kind == "user" for e in entries[: self._seen])
-            self.history += follow_up(self._last_answer or "", self.session_id,
+            noted = any(c.get("text") == FOLLOW_UP_NOTE for m in self.history
+                        for c in m.get("content") or () if isinstance(c, dict))
+            self.history += follow_up(self._last_answer, self.session_id,
                                       entries[self._seen :], self._seen + 1, users, action,
-                                      reason)  # fmt: skip
+                                      reason, noted=noted)  # fmt: skip
         self._seen = len(entries)
 
     async def _converse(self, client: httpx.AsyncClient, cwd: str) -> str:
@@ -285,14 +287,17 @@ class Reviewer:
         return await self.read_only(cmd, cwd)
 
     def _body(self) -> dict[str, Any]:
-        reasoning: dict[str, Any] = {"summary": "auto"}
-        if self.provider.model.startswith(("gpt-5", "o3", "o4", "codex")):
-            reasoning = {"effort": "low", "summary": "auto"}  # Codex's for a known model
+        reasoning: dict[str, Any] = {"summary": "auto"}  # Codex's for a model it does not know
+        text: dict[str, Any] = TEXT_FORMAT
+        if self.provider.model.startswith("gpt-5"):  # as Codex sent for gpt-5.5 (live oracle)
+            reasoning, text = {"effort": "low"}, {"verbosity": "low", **TEXT_FORMAT}
+        elif self.provider.model.startswith(("o3", "o4", "codex")):
+            reasoning = {"effort": "low", "summary": "auto"}
         return {"model": self.provider.model, "stream": True, "input": self.history,
                 "tools": TOOLS, "tool_choice": "auto", "parallel_tool_calls": True,
                 "reasoning": reasoning, "store": False,
                 "include": ["reasoning.encrypted_content"],
-                "prompt_cache_key": f"guardian:{self.session_id}", "text": TEXT_FORMAT}
+                "prompt_cache_key": f"guardian:{self.session_id}", "text": text}
 
     def _headers(self) -> dict[str, str]:
         headers = {"x-openai-subagent": "guardian",

@@ -47,7 +47,7 @@ def session_hooks(
 def reviewer_for(
     review: ReviewConfig | None, approval: ApprovalPolicy, *,
     transcript: Callable[[], Sequence[Entry]] = lambda: (), env: Mapping[str, str] | None = None,
-    session_id: str | None = None,
+    session_id: str | None = None, sandbox: str = "read-only",
     on_verdict: Callable[[ApprovalRequest, dict[str, str | None]], None] | None = None,
 ) -> Reviewer | None:  # fmt: skip
     """The session's reviewer, when auto-review is on and the policy routes questions to it
@@ -61,7 +61,7 @@ def reviewer_for(
     policy = policy_text(review.user_policy, review.admin_policy, review.admin_extra)
     found = Reviewer(review.provider, policy, transcript, review.timeout_ms,
                      env=dict(os.environ if env is None else env), read_only=read_only_look,
-                     on_verdict=on_verdict)  # fmt: skip
+                     sandbox=sandbox, on_verdict=on_verdict)  # fmt: skip
     if session_id:
         found.session_id = session_id
     return found

@@ -249,7 +249,7 @@ async def _run(args: argparse.Namespace, task: str, cwd: str, limits: Any, polic
         if review.warning:
             print(f"{PROG}: warning: {review.warning}", file=sys.stderr)
         reviewer = reviewer_for(review, limits.approval_policy, transcript=lambda: from_history(
-            holder[0].history if holder else []))  # fmt: skip
+            holder[0].history if holder else []), sandbox=limits.sandbox.value)  # fmt: skip
     except RulesError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return EXIT_RULES_ERROR

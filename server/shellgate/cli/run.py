@@ -167,7 +167,8 @@ def main(argv: list[str]) -> int:
         if review.warning:
             print(f"{PROG}: warning: {review.warning}", file=sys.stderr)
         reviewer = reviewer_for(review, session.approval_policy,
-                                transcript=lambda: typed_command(script))  # fmt: skip
+                                transcript=lambda: typed_command(script),
+                                sandbox=session.sandbox.value)  # fmt: skip
         stage = answer_stage(person, codex_home=codex_home, approval=session.approval_policy,
                              reviewer=reviewer, cwd=cwd, project=args.project)  # fmt: skip
     except RulesError as exc:

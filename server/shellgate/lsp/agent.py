@@ -205,6 +205,7 @@ def register(server: ShellGateServer) -> None:
                 config.model, config.model_url, config.wire_api.value, config.api_key_env))
             reviewer = reviewer_for(
                 review, context.approval_policy, transcript=lambda: from_history(session.history),
+                sandbox=context.sandbox.value,
                 on_verdict=to_history(ls, "shellgate", session.thread_id))
         except RulesError as exc:
             raise JsonRpcInvalidParams(f"{START}: {exc}") from None

@@ -109,6 +109,7 @@ def register(server: ShellGateServer) -> None:
                                 timeout=approval_timeout)  # fmt: skip
         try:  # Codex's hooks (the admin's and the user's trusted ones), the reviewer, the person
             reviewer = reviewer_for(configured_review(cwd, Path(home)), context.approval_policy,
+                                    sandbox=context.sandbox.value,
                                     on_verdict=to_history(ls, "editor"))  # fmt: skip
             stage = answer_stage(person, codex_home=Path(home), cwd=cwd,
                                  approval=context.approval_policy, reviewer=reviewer)  # fmt: skip

@@ -94,6 +94,7 @@ class McpSession:
                 review = configured_review(self.workspace, self.codex_home)
                 self.reviewer = reviewer_for(review, context.approval_policy,
                                              session_id=self.session_id,
+                                             sandbox=context.sandbox.value,
                                              on_verdict=self._tell_editor)  # fmt: skip
                 self._reviewer_read = True
             stage = answer_stage(approver, codex_home=self.codex_home, cwd=self.workspace,
