@@ -4,6 +4,7 @@ config files: every path answers, an internal error blocks, merging keeps the us
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -463,3 +464,18 @@ def test_uninstall_says_what_it_removed(home: Home) -> None:
     copilot = home.home / ".copilot" / "hooks" / "shellgate.json"
     assert f"{copilot}: deleted (ShellGate's own file)" in said and not copilot.exists()
     assert ": removed" not in said
+
+
+def test_approve_for_me_is_written_into_the_hook_and_refused_for_codex(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / ".codex")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "shellgate", "hook", "install", *args],
+                              env=env, cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+
+    done = run("claude-code", "--approve-for-me")
+    assert done.returncode == 0, done.stderr
+    hook = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert "--approve-for-me" in json.dumps(hook["hooks"]["PreToolUse"])
+    refused = run("codex", "--approve-for-me")
+    assert refused.returncode == 2 and "Codex reviews its own questions" in refused.stderr

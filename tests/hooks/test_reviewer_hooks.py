@@ -19,10 +19,12 @@ from realclients import tool_results
 PORT = "@PORT@"  # the stand-in's port, known only inside the namespace: set by the wrapper
 
 
-def reviewed_home(home: Home) -> None:
+def reviewed_home(home: Home, *, in_config: bool = True) -> None:
+    """`in_config`: the reviewer is turned on in Codex's config.toml, else by the hook's flag."""
     home.rules('prefix_rule(pattern=["touch"], decision="prompt", justification="look first")\n')
     (home.codex_home / "config.toml").write_text(
-        'approvals_reviewer = "auto_review"\nmodel = "stand-in"\nmodel_provider = "standin"\n'
+        ('approvals_reviewer = "auto_review"\n' if in_config else "")
+        + 'model = "stand-in"\nmodel_provider = "standin"\n'
         f'[model_providers.standin]\nbase_url = "http://127.0.0.1:{PORT}/v1"\n'
         'wire_api = "responses"\n')
 
@@ -78,11 +80,13 @@ def test_claude_code_s_question_goes_to_the_reviewer(home: Home, name: str) -> N
 def test_gemini_s_question_goes_to_the_reviewer(home: Home) -> None:
     gemini = realtools.gemini()
     gemini_prepare(home)
-    home.install("gemini")
-    reviewed_home(home)
+    home.install("gemini", "--approve-for-me")  # the flag goes into the installed command
+    reviewed_home(home, in_config=False)
     script = [bash("touch made"), {"text": '{"outcome": "allow"}'}, {"text": "fin"}]
     result = wrapped(gemini_turn, home, gemini, script)
     assert (home.ws / "made").exists(), result["stderr"][-2000:]
+    assert "--approve-for-me" in (home.home / ".gemini" / "settings.json").read_text()
+    assert [r for r in result["log"] if "x-openai-subagent" in r.get("headers", [])]
 
 
 def test_copilot_s_question_goes_to_the_reviewer(home: Home) -> None:

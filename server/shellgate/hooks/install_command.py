@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--approval-policy", metavar="POLICY",
                    help="default: Codex's config files, then on-request")  # fmt: skip
     p.add_argument(
+        "--approve-for-me", action="store_true",
+        help="Claude Code, Gemini, Copilot: a question goes to Codex's auto-reviewer (the model "
+        "of Codex's config.toml) instead of a person, with on-request approvals unless "
+        "--approval-policy says otherwise; one model call per question it answers",
+    )
+    p.add_argument(
         "--deadline",
         metavar="SECONDS",
         type=float,
@@ -83,6 +89,13 @@ def install_main(args: list[str], env: Mapping[str, str] = os.environ) -> int:
         value = getattr(opts, name)
         if value is not None:
             flags += ["--" + name.replace("_", "-"), f"{value:g}" if name == "deadline" else value]
+    if opts.approve_for_me:
+        if opts.agent == "codex":
+            print(f"{PROG}: error: --approve-for-me is for Claude Code, Gemini and Copilot: "
+                  "Codex reviews its own questions (approvals_reviewer in its config.toml)",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        flags.append("--approve-for-me")
     if opts.deadline is not None and (opts.agent != "copilot" or not opts.deadline > 0):
         print(f"{PROG}: error: --deadline is for copilot, above 0 seconds", file=sys.stderr)
         return 2
