@@ -7,6 +7,9 @@ reviewer that refuses or answers garbage never lets it through, and the model re
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +103,25 @@ def test_copilot_s_question_goes_to_the_reviewer(home: Home) -> None:
     assert not (home.ws / "made").exists()
     said = tool_results(result["requests"][-1])
     assert any("Reason: no need" in t for t in said), said
+
+
+def test_a_question_with_no_reviewer_configured_loads_no_reviewer(home: Home) -> None:
+    """The hook's question path (no sandbox, no editor: the agent's prompt) reads whether a
+    reviewer is on from the config files' text; without one, neither the reviewer nor httpx is
+    imported (they cost ~75 ms a question)."""
+    home.rules('prefix_rule(pattern=["touch"], decision="prompt")\n')
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                        "cwd": str(home.ws), "session_id": "s",
+                        "tool_input": {"command": "touch made"}})  # fmt: skip
+    argv = [sys.executable, "-X", "importtime", "-m", "shellgate", "hook", "claude-code"]
+    done = subprocess.run(argv, input=event, capture_output=True, text=True, env=home.env(),
+                          cwd=home.ws)  # fmt: skip
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "httpx" not in loaded and "shellgate.answer.reviewer" not in loaded
+    (home.codex_home / "config.toml").write_text('approvals_reviewer = "user"\n')
+    done = subprocess.run(argv, input=event, capture_output=True, text=True, env=home.env(),
+                          cwd=home.ws)  # fmt: skip
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "shellgate.answer.stage" in loaded  # named: read as Codex reads it
+    assert "httpx" not in loaded  # "user": nobody reviews

@@ -11,11 +11,10 @@ import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from shellgate.agent.sse import sse_events
+if TYPE_CHECKING:
+    import httpx
 
 HTTP_TRIES = 4  # Codex: 12 requests for 3 review attempts against an HTTP 500
 BACKOFF_S = 0.2
@@ -63,6 +62,8 @@ async def ask_model(
     headers: Mapping[str, str],
 ) -> Turn:  # fmt: skip
     """One model call with Codex's HTTP retries."""
+    import httpx  # deferred: ~30 ms, only once a reviewer asks (a hook's question asks none)
+
     last: ReviewHttpError | None = None
     for attempt in range(HTTP_TRIES):
         if attempt:
@@ -93,6 +94,8 @@ async def _responses(
             raise ReviewHttpError(f"unexpected status {resp.status_code}: {said}",
                                   retry_attempt=False)  # fmt: skip
         items: dict[int, dict[str, Any]] = {}
+        from shellgate.agent.sse import sse_events  # deferred: httpx, as above
+
         async for event in sse_events(resp):
             try:
                 data = json.loads(event.data)

@@ -9,13 +9,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shellgate.answer.codex_hooks import HookSet, discover, project_dirs
 from shellgate.answer.hooks import SessionHooks
 from shellgate.answer.review_client import Provider
 from shellgate.answer.review_config import ReviewConfig, review_config
 from shellgate.answer.review_request import Entry, policy_text
-from shellgate.answer.reviewer import Reviewer, read_only_look
 from shellgate.approval.answerers import Answerer, AnswerStage, reviews
 from shellgate.approval.context import ApprovalPolicy, ApprovalPolicyKind
 from shellgate.approval.question import ApprovalRequest, Approver
@@ -23,6 +23,9 @@ from shellgate.codexconfig import SYSTEM_FOLDER
 from shellgate.codexconfig.requirements import Requirements, load_requirements
 from shellgate.codexconfig.resolve import resolve
 from shellgate.codexconfig.trust import ConfigError
+
+if TYPE_CHECKING:
+    from shellgate.answer.reviewer import Reviewer
 
 
 def session_hooks(
@@ -59,6 +62,9 @@ def reviewer_for(
             "auto-review asks the session's model, and none is configured: set `model` (and "
             "`model_provider`) in Codex's config.toml", path="config.toml", code="config-type")
     policy = policy_text(review.user_policy, review.admin_policy, review.admin_extra)
+    # deferred: the reviewer and httpx (~30 ms), only when one reviews
+    from shellgate.answer.reviewer import Reviewer, read_only_look
+
     found = Reviewer(review.provider, policy, transcript, review.timeout_ms,
                      env=dict(os.environ if env is None else env), read_only=read_only_look,
                      sandbox=sandbox, on_verdict=on_verdict)  # fmt: skip

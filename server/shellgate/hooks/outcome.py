@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 import os
 
-from shellgate.codexconfig import SYSTEM_FOLDER
+from shellgate.codexconfig import SYSTEM_FOLDER, codex_home_folder
 from shellgate.hooks import seam
 
 FALLBACK_ENV = "SHELLGATE_HOOK_FALLBACK"
@@ -173,6 +173,29 @@ def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
         return f"the admin's Codex hooks do not load, so nothing runs: {err}"
 
 
+def _mentions_review(cwd: str) -> bool:
+    """Whether a config file Codex may read for `cwd` (the admin's, the user's, any project's
+    `.codex/config.toml` up from it: a superset of the trusted ones) mentions a reviewer
+    (`approvals_reviewer`, `[auto_review]`); without one Codex's answer is "user" and the
+    reviewer's modules (~75 ms) stay unloaded."""
+    paths = [f"{SYSTEM_FOLDER}/config.toml", os.path.join(codex_home_folder(), "config.toml")]
+    folder = os.path.abspath(cwd)
+    while True:
+        paths.append(os.path.join(folder, ".codex", "config.toml"))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                if b"review" in f.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def _mentions_hooks(path: str) -> bool:
     try:
         with open(path, "rb") as f:
@@ -267,7 +290,9 @@ def _reviewed(
     history, None when no reviewer is on."""
     if not isinstance(request.command, str):
         return None
-    # deferred: the reviewer (~60 ms), only for a question
+    if not options.approve_for_me and not _mentions_review(request.cwd):
+        return None  # no config file Codex reads for the cwd names a reviewer: the person
+    # deferred: the reviewer (~60 ms), only for a question where one may be on
     from shellgate.answer.for_agents import review
     from shellgate.approval.answerers import Answered, AnsweredBy
     from shellgate.approval.question import Answer
