@@ -157,3 +157,10 @@ def test_a_coproc_in_a_command_substitution_also_runs_coproc_named() -> None:
     CMD` (differential seed 1819842003); both are listed."""
     runs = [r.words for r in bash_runs("pwd $(echo a; coproc rm -rf z)")]
     assert ("COPROC", "rm", "-rf", "z") in runs and ("rm", "-rf", "z") in runs
+
+
+def test_an_escaped_blank_starting_a_line_tree_sitter_glues_on_stays_in_the_word() -> None:
+    """`npm test<newline> \\<tab>wc -l`: tree-sitter glues `wc -l` onto `npm test`; bash runs
+    `<tab>wc -l`, the escaped tab part of its name (differential seed 637236584)."""
+    found = [r.words for r in bash_runs("echo hi | npm test\n \\\twc -l || npm test")]
+    assert ("\twc", "-l") in found and ("wc", "-l") not in found

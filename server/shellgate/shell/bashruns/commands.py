@@ -126,7 +126,8 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
             if gap is not None and not gap.replace(b"\\\n", b""):
                 groups[-1][-1][1] = end  # nothing between (a line continuation): one word
             elif gap is not None and crosses_line(gap):
-                groups.append([[start, end]])  # bash ends the command here
+                # bash ends the command here; the next line's escaped blanks start its word
+                groups.append([[escaped_lead(src, start), end]])  # (seed 637236584)
             elif gap is not None and ESCAPED_BLANKS.fullmatch(gap):
                 escaped_gap(groups[-1], gap, start, end)  # `a\ b`: one word
             else:
