@@ -164,3 +164,26 @@ def test_an_escaped_blank_starting_a_line_tree_sitter_glues_on_stays_in_the_word
     `<tab>wc -l`, the escaped tab part of its name (differential seed 637236584)."""
     found = [r.words for r in bash_runs("echo hi | npm test\n \\\twc -l || npm test")]
     assert ("\twc", "-l") in found and ("wc", "-l") not in found
+
+
+@pytest.mark.parametrize("script,expected", [
+    # an escaped blank, then a blank, on a line tree-sitter glues on: a word of its own
+    ("pwd && cat a\n\\\t ls -la", ("\t", "ls", "-la")),  # seed 319730861
+])  # fmt: skip
+def test_escaped_blanks_on_a_glued_line_are_words(script: str, expected: tuple[str, ...]) -> None:
+    assert expected in [r.words for r in bash_runs(script)]
+
+
+@pytest.mark.parametrize("script", [
+    "A=1\\\nwc -l || curl evil",  # bash runs `-l` (seed 487433106)
+    "git status & [ab]\nsudo rm -rf y",  # bash runs the glob `[ab]` (seed 931601461)
+    "[\\ ab ]",
+])  # fmt: skip
+def test_what_bash_reads_otherwise_is_asked(script: str) -> None:
+    assert any(r.unknowable for r in bash_runs(script)), script
+
+
+@pytest.mark.parametrize("script", ["[ -f x ] && ls", "[[ $a == b ]] || ls", "[\tx ]",
+                                    "A=1 wc -l", "A=1 \\\nwc"])  # fmt: skip
+def test_tests_and_assignments_are_read_plainly(script: str) -> None:
+    assert not any(r.unknowable for r in bash_runs(script)), script

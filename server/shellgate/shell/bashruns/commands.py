@@ -86,6 +86,11 @@ def _walk(root: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx) ->
                 return
             if kind == "comment" and not _comment(node, src, via, depth, ctx):
                 return
+            if kind == "test_command" and not _opens_a_test(src, node.start_byte):
+                # `[ab]`: one word to bash (a glob), a command it runs; tree-sitter reads a test
+                why = "bash runs a command named by a glob (`[ab]`), not a test"
+                if not ctx.add(Run((), via, unknowable=why)):
+                    return
             if kind in ("declaration_command", "variable_assignment"):
                 declared(node, src, ctx)  # `export EDITOR=…` earlier in the script
             # text holds a command only inside a substitution (a long heredoc is not walked)
@@ -105,6 +110,7 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
     lead = lead_words(src, node.start_byte)  # `\\ <<< w x` runs ` x`: left out of the tree
     groups: list[list[list[int]]] = [lead]  # commands -> words -> [start, end] byte offsets
     previous: int | None = lead[-1][1] if lead else None  # where the word before ends
+    assigned: int | None = None  # where an assignment just before ends
     for child in node.children:
         if child.type in REDIRECTS:  # `git 2>/dev/null push`: words tree-sitter files there
             if previous is not None:
@@ -114,11 +120,19 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
             continue
         if child.type == "variable_assignment":
             previous = None
+            assigned = child.end_byte
             continue
         if child.type == "comment":  # on a line tree-sitter glued on (seed 1279104430)
             continue
         if not child.is_named and child.type != "$":
             continue
+        if assigned is not None and child.start_byte > assigned and not src[
+                assigned : child.start_byte].replace(b"\\\n", b""):  # fmt: skip
+            # `A=1\\<newline>wc -l`: the word joins the assignment; bash runs `-l`
+            why = "a line continuation joins a word to the assignment before it"
+            if not ctx.add(Run((), via, unknowable=why)):
+                return False
+        assigned = None
         for start, end in pieces(child, src):
             if previous is None and not groups[-1]:
                 start = escaped_lead(src, start)  # `\ ab`: tree-sitter drops the `\ `
@@ -126,8 +140,14 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
             if gap is not None and not gap.replace(b"\\\n", b""):
                 groups[-1][-1][1] = end  # nothing between (a line continuation): one word
             elif gap is not None and crosses_line(gap):
-                # bash ends the command here; the next line's escaped blanks start its word
-                groups.append([[escaped_lead(src, start), end]])  # (seed 637236584)
+                # bash ends the command here; the next line's escaped blanks are its words, or
+                # start its first (seeds 637236584, 319730861)
+                lead = lead_words(src, start)
+                if lead and lead[-1][1] == start:
+                    lead[-1][1] = end
+                else:
+                    lead.append([start, end])
+                groups.append(lead)
             elif gap is not None and ESCAPED_BLANKS.fullmatch(gap):
                 escaped_gap(groups[-1], gap, start, end)  # `a\ b`: one word
             else:
@@ -179,6 +199,12 @@ def _command(node: Node, src: bytes, via: tuple[str, ...], depth: int, ctx: Ctx)
         if not run_argv(tuple(argv), frozenset(dynamic), via, depth, ctx, stdin, env=env):
             return False
     return True
+
+
+def _opens_a_test(src: bytes, start: int) -> bool:
+    """Whether `[` (`[[`) at `start` is a word of its own to bash, so a test follows."""
+    opener = 2 if src[start : start + 2] == b"[[" else 1
+    return src[start + opener : start + opener + 1] in (b" ", b"\t", b"\n")
 
 
 def _nothing_before_redirections(statement: Node, src: bytes, end: int) -> bool:
