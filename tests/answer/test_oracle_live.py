@@ -357,6 +357,11 @@ def verdicts(request: pytest.FixtureRequest) -> Iterator[dict[tuple[str, str], d
     codex = {v: realtools.warm(realtools.require(realtools.codex_path(v))) for v in VERSIONS}
     base = Path(tempfile.mkdtemp(prefix="shellgate-oracle-", dir="/var/tmp"))
     t0 = time.monotonic()
+    # ShellGate's side records its decisions here, not in the state folder the tests share
+    # (an editor started for a module lists what is recorded there as its history)
+    isolated = pytest.MonkeyPatch()
+    isolated.setenv("XDG_STATE_HOME", str(base / "state"))
+    request.addfinalizer(isolated.undo)
 
     def codex_job(version: str, row: str, hooked: bool = False, again: str = "") -> Played:
         root = base / version / (row + ("-hooked" if hooked else "") + again)
