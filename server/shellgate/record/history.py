@@ -8,6 +8,7 @@ from shellgate.record import verify
 from shellgate.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 # the record's decision -> the broker's answer name (rules-schema/broker.schema.json)
@@ -20,17 +21,13 @@ def answered(before: float, limit: int, folder: str | None = None) -> list[dict[
     """The last `limit` questions put to a person before `before` (epoch seconds), oldest
     first, in the shape of `broker.desk.Entry.to_json`."""
     out: list[dict[str, Any]] = []
-    for line in verify.lines(folder):
-        data = line.entry
-        if data is None or not isinstance(data.get("entry"), dict):
-            continue
-        e = data["entry"]
+    for seq, e in _entries(folder):
         if not e.get("asked") or float(e.get("time") or 0) >= before:
             continue
         when = float(e.get("time") or 0)
         rule = e.get("rule") or {}
         out.append({
-            "id": f"record-{line.seq}", "agent": e.get("agent"), "agentName": e.get("agent"),
+            "id": f"record-{seq}", "agent": e.get("agent"), "agentName": e.get("agent"),
             "sessionId": e.get("session_id"), "command": [e.get("command", "")],
             "cwd": e.get("cwd", ""), "state": "answered",
             "decision": rule.get("decision") or "prompt", "reason": e.get("reason"),
@@ -38,6 +35,7 @@ def answered(before: float, limit: int, folder: str | None = None) -> list[dict[
             "amendmentWritten": e.get("amendment"), "askedAt": when,
             "answeredAt": when + int(e.get("duration_ms") or 0) / 1000, "recorded": True,
         })  # fmt: skip
+        _keep(out, limit)
     return out[-limit:] if limit > 0 else []
 
 
@@ -46,23 +44,31 @@ def decisions(limit: int, folder: str | None = None) -> list[dict[str, Any]]:
     takes them: who, the command, the decision and who answered, the deciding rule's file and
     line, the amendment written."""
     out: list[dict[str, Any]] = []
-    for line in verify.lines(folder):
-        data = line.entry
-        if data is None or not isinstance(data.get("entry"), dict):
-            continue
-        e = data["entry"]
+    for seq, e in _entries(folder):
         rule = e.get("rule") if isinstance(e.get("rule"), dict) else None
         where = None
         if rule and rule.get("file"):
             where = {"path": str(rule["file"]), "line": int(rule.get("line") or 1),
                      "pattern": rule.get("pattern")}  # fmt: skip
         out.append({
-            "id": f"record-{line.seq}", "at": float(e.get("time") or 0),
+            "id": f"record-{seq}", "at": float(e.get("time") or 0),
             "agent": str(e.get("agent") or ""), "text": str(e.get("command") or ""),
             "cwd": str(e.get("cwd") or ""), "decision": str(e.get("decision") or ""),
             "answerer": str(e.get("answerer") or ""), "reason": e.get("reason"),
             "verdict": e.get("verdict"), "rule": where, "amendment": e.get("amendment"),
         })  # fmt: skip
-        if len(out) > 4 * limit:  # a long log: keep what can still be shown
-            del out[: len(out) - limit]
+        _keep(out, limit)
     return out[-limit:] if limit > 0 else []
+
+
+def _entries(folder: str | None) -> Iterator[tuple[int | None, dict[str, Any]]]:
+    """Each decision of the record with its line's number; lines that are not one skipped."""
+    for line in verify.lines(folder):
+        data = line.entry
+        if data is not None and isinstance(data.get("entry"), dict):
+            yield line.seq, data["entry"]
+
+
+def _keep(out: list[dict[str, Any]], limit: int) -> None:
+    if len(out) > 4 * limit:  # a long log: keep what can still be shown
+        del out[: len(out) - limit]
