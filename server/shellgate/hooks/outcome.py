@@ -160,7 +160,7 @@ def _admin_hooks(request: seam.AgentRequest, agent_name: str) -> Any:
     load (a str): a read of each small file that exists; TOML is parsed only when one
     mentions hooks (the remembered-decision path stays fast on a machine whose admin tier has
     none)."""
-    if not any(_mentions_hooks(path) for path in ADMIN_FILES):
+    if not any(_mentions(path, b"hooks") for path in ADMIN_FILES):
         return None
     # deferred: the answerers (~5 ms) only on a machine with an admin tier
     from shellgate.answer.for_agents import admin_hooks
@@ -186,20 +186,14 @@ def _mentions_review(cwd: str) -> bool:
         if parent == folder:
             break
         folder = parent
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                if b"review" in f.read():
-                    return True
-        except OSError:
-            continue
-    return False
+    return any(_mentions(path, b"review") for path in paths)
 
 
-def _mentions_hooks(path: str) -> bool:
+def _mentions(path: str, word: bytes) -> bool:
+    """Whether the file exists and holds `word` (a JSON file, all of it: hooks.json)."""
     try:
         with open(path, "rb") as f:
-            return path.endswith(".json") or b"hooks" in f.read()
+            return path.endswith(".json") or word in f.read()
     except OSError:
         return False
 
